@@ -1,0 +1,34 @@
+/**
+ * The command's view of the process: machine output on stdout, human text on
+ * stderr (ARCHITECTURE.md section 5). Tests pass their own streams.
+ */
+export interface CliIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Working directory relative paths resolve against. */
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** True when stderr is a terminal (progress bars, colour). */
+  isTTY: boolean;
+}
+
+/** The real process streams. */
+export function processIo(): CliIo {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    cwd: process.cwd(),
+    env: process.env,
+    isTTY: Boolean(process.stderr.isTTY),
+  };
+}
+
+/** Writes `value` as pretty JSON plus a newline to stdout. */
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Writes one line of human text to stderr. */
+export function say(io: CliIo, line: string): void {
+  io.stderr.write(`${line}\n`);
+}

@@ -1,0 +1,82 @@
+/**
+ * `skillbench <command> [options]`: parse, call core/evals, format. Each command
+ * lives in `cli/commands/<name>.ts` and exports `run(args, io)` returning an exit code.
+ */
+import { EXIT, UsageError, exitCodeFor } from './exit';
+import { type CliIo, processIo, say } from './io';
+import { WorkbenchError } from '../core/errors';
+
+/** A CLI command: parses its own arguments, returns an exit code. */
+export interface Command {
+  /** One-line summary for `skillbench --help`. */
+  summary: string;
+  /** Full usage text. */
+  usage: string;
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+type Loader = () => Promise<{ command: Command }>;
+
+/** Commands load lazily so `skillbench validate` does not pay for ioredis or undici. */
+const COMMANDS: Record<string, Loader> = {
+};
+
+/** The registered command names, sorted. */
+export function commandNames(): string[] {
+  return Object.keys(COMMANDS).sort();
+}
+
+async function help(io: CliIo): Promise<void> {
+  const lines = ['Usage: skillbench <command> [options]', '', 'Commands:'];
+  for (const name of commandNames()) {
+    const loader = COMMANDS[name];
+    if (!loader) continue;
+    const { command } = await loader();
+    lines.push(`  ${name.padEnd(18)} ${command.summary}`);
+  }
+  lines.push('', 'Run `skillbench <command> --help` for its options.');
+  io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    await help(io);
+    return first === undefined ? EXIT.usage : EXIT.ok;
+  }
+  // Two-word commands such as `registry serve` and `review approve`.
+  let name = first;
+  let args = rest;
+  const second = rest[0];
+  if (second !== undefined && COMMANDS[`${first} ${second}`]) {
+    name = `${first} ${second}`;
+    args = rest.slice(1);
+  }
+  const loader = COMMANDS[name];
+  if (!loader) {
+    say(io, `skillbench: unknown command '${first}'. Run 'skillbench --help' for the list.`);
+    return EXIT.usage;
+  }
+  const { command } = await loader();
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(`${command.usage}\n`);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      say(io, `skillbench ${name}: ${error.message}`);
+      say(io, command.usage);
+      return EXIT.usage;
+    }
+    if (error instanceof WorkbenchError) {
+      say(io, `skillbench ${name}: ${error.message}`);
+      return exitCodeFor(error);
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    say(io, `skillbench ${name}: ${message}`);
+    return exitCodeFor(error);
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * Store contracts (ARCHITECTURE.md section 3; guide sections 5.4-5.6, 6.4, 10, 11, 14).
+ *
+ * Every adapter (local, redis, http) implements {@link SkillStore}; one conformance
+ * suite proves them identical. Results are plain data; failures are `StoreError`s
+ * (see `errors.ts`) whose codes map 1:1 to the guide's HTTP statuses.
+ */
+import type {
+  Finding,
+  PackageMetrics,
+  SkillAuthoringLimits,
+  SkillId,
+  SkillManifest,
+  SkillPackage,
+  ResourceContentType,
+} from '../package/types';
+
+/** A binding's requested version: the `published` alias or an exact positive revision. */
+export type VersionSelector = 'published' | number;
+
+/** Body-free catalog entry of a published skill (runtime `ListMetadata`). */
+export interface SkillMetadata extends SkillId {
+  display_name: string;
+  description: string;
+  domains: string[];
+  tags: string[];
+  /** The currently published revision. */
+  version: number;
+  manifest_hash: string;
+  /** ISO-8601 time the published revision was created. */
+  updated_at: string;
+}
+
+/** Strict independent filters of `GET /api/v1/skills` (all optional, combined with AND). */
+export interface MetadataFilter {
+  namespace?: string;
+  domain?: string;
+  tag?: string;
+  /** Maximum number of entries; adapters apply their own ceiling. */
+  limit?: number;
+}
+
+/** One binding to resolve at request start (runtime `ResolveCandidates`). */
+export interface CandidateRequest extends SkillId {
+  version: VersionSelector;
+}
+
+/**
+ * One classified result per requested binding, never omitted, in request order.
+ * `found` carries the exact pinned tuple.
+ */
+export type CandidateResult =
+  | {
+      status: 'found';
+      request: CandidateRequest;
+      version: number;
+      manifest_hash: string;
+      metadata: SkillMetadata;
+    }
+  | { status: 'not_found'; request: CandidateRequest }
+  | { status: 'version_unavailable'; request: CandidateRequest }
+  | { status: 'invalid'; request: CandidateRequest; reason: string };
+
+/** Exact reference to one immutable manifest. */
+export interface ManifestRef extends SkillId {
+  version: number;
+  manifest_hash: string;
+}
+
+/** Exact reference to one immutable resource body. */
+export interface ResourceRef {
+  skill: ManifestRef;
+  name: string;
+  expected_hash: string;
+}
+
+/** A verified resource body. */
+export interface SkillResourceBody {
+  name: string;
+  content_type: ResourceContentType;
+  content: string;
+  content_hash: string;
+}
+
+/** A retained revision with its body and identities (`GET .../{ns}/{name}` and `.../versions/{n}`). */
+export interface StoredRevision extends SkillId {
+  version: number;
+  /** Strong HTTP entity tag of the skill's *published* state at read time (quoted). */
+  etag: string;
+  /** The normalized package, `change_reason` included. */
+  package: SkillPackage;
+  manifest_hash: string;
+  resource_hashes: Record<string, string>;
+  created_at: string;
+  /** True when this is the currently published revision. */
+  published: boolean;
+}
+
+/** Body-free history entry; deleted revisions remain as tombstones. */
+export interface VersionEntry {
+  version: number;
+  status: 'available' | 'deleted';
+  created_at: string;
+  manifest_hash: string;
+  change_reason: string;
+  /** Present on tombstones. */
+  deleted_at?: string;
+  /** `published` for the current revision, `protected` for published−1. */
+  protection?: 'published' | 'protected';
+}
+
+/** One page of history, newest first; pass `next_before` as `before` for the next page. */
+export interface VersionPage {
+  versions: VersionEntry[];
+  next_before: number | null;
+}
+
+/** Options of `listVersions`. */
+export interface VersionQuery {
+  /** Only versions strictly older than this one. */
+  before?: number;
+  /** Page size, 1..100 (default 20). */
+  limit?: number;
+}
+
+/**
+ * The conditional-request precondition of a publish: creation (`If-None-Match: *`)
+ * or update against the current ETag (`If-Match`). A publish without one is 428.
+ */
+export type Precondition = { kind: 'create' } | { kind: 'if-match'; etag: string };
+
+/** Input of a publication. */
+export interface PublishRequest {
+  id: SkillId;
+  /** The submitted document: raw JSON text (preferred: keeps locations) or a parsed value. */
+  body: string | unknown;
+  precondition?: Precondition;
+  idempotencyKey?: string;
+  /** Trusted actor from authenticated middleware, never from a raw header. */
+  actor?: string;
+}
+
+/** A management warning such as `skill_audit_not_recorded`. */
+export interface StoreWarning {
+  code: string;
+  message: string;
+}
+
+/** Result of a successful publication (including a same-content no-op). */
+export interface PublishResult extends SkillId {
+  outcome: 'created' | 'published' | 'same_content_noop';
+  version: number;
+  etag: string;
+  manifest_hash: string;
+  audit_recorded: boolean;
+  warnings: StoreWarning[];
+  /** Validation of the submitted package (it passed, warnings may remain). */
+  validation: { warnings: Finding[]; metrics: PackageMetrics };
+  /** True when this result is the stored reply of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+/** Input of a deletion: one version (`from === to`) or an inclusive range. */
+export interface DeleteRequest {
+  id: SkillId;
+  from: number;
+  to: number;
+  /** Current ETag of the skill; missing is 428, stale is 412. */
+  ifMatch?: string;
+  /** Required audit reason (`X-Audit-Reason`). */
+  reason?: string;
+  actor?: string;
+}
+
+/** Result of a deletion; repeating it is a no-op that reports nothing newly deleted. */
+export interface DeleteResult extends SkillId {
+  deleted: number[];
+  already_deleted: number[];
+  etag: string;
+  audit_recorded: boolean;
+  warnings: StoreWarning[];
+}
+
+/** A body-free audit event: never a package body, ETag, idempotency key or credential. */
+export interface AuditEvent {
+  action: 'publish' | 'delete';
+  namespace: string;
+  name: string;
+  outcome: string;
+  versions: number[];
+  manifest_hash?: string;
+  reason?: string;
+  actor?: string;
+  at: string;
+}
+
+/** Mutation evidence sink; called after commit, its failure never rolls back. */
+export interface AuditSink {
+  record(event: AuditEvent): Promise<void>;
+}
+
+/** Limits of administration (guide section 9.11, `SkillAdministrationLimits`). */
+export interface SkillAdministrationLimits {
+  /** Inclusive width of one deletion range (default 100). */
+  maxDeleteVersions: number;
+}
+
+/** Runtime reads (`orchestration.SkillRegistry`). */
+export interface SkillRegistryReader {
+  listMetadata(filter?: MetadataFilter): Promise<SkillMetadata[]>;
+  resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]>;
+  /** Exact version; verifies the stored manifest against `manifest_hash` (mismatch: `integrity_mismatch`). */
+  getManifest(ref: ManifestRef): Promise<SkillManifest>;
+  /** Exact resource; verifies the body against `expected_hash`. */
+  getResource(ref: ResourceRef): Promise<SkillResourceBody>;
+}
+
+/** Control-plane revision reads. */
+export interface SkillRevisionReader {
+  getPublished(id: SkillId): Promise<StoredRevision>;
+  getVersion(id: SkillId, version: number): Promise<StoredRevision>;
+  listVersions(id: SkillId, query?: VersionQuery): Promise<VersionPage>;
+}
+
+/** Atomic publication. */
+export interface SkillAdministration {
+  publish(request: PublishRequest): Promise<PublishResult>;
+}
+
+/** Guarded deletion. */
+export interface SkillRevisionDeletion {
+  deleteVersions(request: DeleteRequest): Promise<DeleteResult>;
+}
+
+/** The whole management-capable store every adapter implements. */
+export interface SkillStore
+  extends SkillRegistryReader,
+    SkillRevisionReader,
+    SkillAdministration,
+    SkillRevisionDeletion {
+  /** Human-readable, secret-free description of the connection (e.g. `redis://127.0.0.1:6379 (default)`). */
+  readonly description: string;
+  /** Authoring limits this store validates publications with. */
+  readonly limits: SkillAuthoringLimits;
+  /** Releases connections, locks and timers. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,60 @@
+// Lint, including the layer rules of ARCHITECTURE.md section 1.
+// Do not relax the layer rules to make an import pass: move the code instead.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+const upperLayers = {
+  group: ['**/evals', '**/evals/**', '**/electron', '**/electron/**', '**/renderer', '**/renderer/**', '**/cli', '**/cli/**'],
+  message: 'core/ imports nothing from evals/, electron/, renderer/ or cli/ (ARCHITECTURE.md section 1).',
+};
+const nodeOnlyCore = {
+  group: ['**/core/store/**', '**/core/admin/**', '**/core/models/**', '**/core/workspace/**', '**/core/review/**', '**/store/*', '**/admin/*', '**/models/*', '**/workspace/*', '**/review/*'],
+  message: 'Isomorphic modules must not import Node-only core modules.',
+};
+const noNode = nodeBuiltins.map((name) => ({
+  name,
+  message: 'This module is isomorphic (Node and browser worker): no Node built-ins.',
+}));
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-console': 'off',
+    },
+  },
+  {
+    files: ['core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: upperLayers.message }], patterns: [upperLayers] }],
+    },
+  },
+  {
+    // Pure, isomorphic modules: they run in a renderer Web Worker too.
+    files: ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/api/contract*.ts', 'core/errors.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: upperLayers.message }, ...noNode], patterns: [upperLayers, nodeOnlyCore] }],
+    },
+  },
+  {
+    files: ['evals/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'evals/ imports core only.' }], patterns: [{ group: ['**/electron/**', '**/renderer/**', '**/cli/**'], message: 'evals/ imports core only.' }] }],
+    },
+  },
+  {
+    files: ['renderer/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The renderer talks to the backend only through the WorkbenchApi client.' }, ...noNode], patterns: [nodeOnlyCore, { group: ['**/evals/**', '**/cli/**', '**/electron/**'], message: 'The renderer talks to the backend only through the WorkbenchApi client.' }] }],
+    },
+  },
+);

@@ -1,0 +1,19 @@
+/**
+ * `npm run bench`: runs every bench suite and prints one table. A suite is a
+ * module in this folder exporting `bench(): Promise<BenchRow[]>`; pass suite
+ * names as arguments to run only those.
+ */
+import { formatTable, type BenchRow } from './harness';
+
+const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
+};
+
+const only = process.argv.slice(2);
+const rows: BenchRow[] = [];
+for (const [name, load] of Object.entries(SUITES)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  process.stderr.write(`bench: ${name} ...\n`);
+  const { bench } = await load();
+  rows.push(...(await bench()));
+}
+process.stdout.write(`${formatTable(rows)}\n`);
