@@ -19,6 +19,7 @@ type Loader = () => Promise<{ command: Command }>;
 
 /** Commands load lazily so `skillbench validate` does not pay for ioredis or undici. */
 const COMMANDS: Record<string, Loader> = {
+  validate: () => import('./commands/validate'),
 };
 
 /** The registered command names, sorted. */

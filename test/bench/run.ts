@@ -6,6 +6,7 @@
 import { formatTable, type BenchRow } from './harness';
 
 const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
+  package: () => import('./package'),
 };
 
 const only = process.argv.slice(2);

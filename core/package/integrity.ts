@@ -1,0 +1,86 @@
+/**
+ * Integrity hashes of a normalized package (guide section 10.2), with Web
+ * Crypto so the same code runs in Node and in a browser worker.
+ *
+ * - resource hash: SHA-256 over the UTF-8 bytes of the normalized `content`;
+ * - manifest hash: SHA-256 over the UTF-8 bytes of `canonicalJson(manifest)`,
+ *   where the manifest is the package without `change_reason` and without
+ *   resource bodies, each resource carrying its `content_hash` instead.
+ *
+ * Hashes are written `sha256:<64 lowercase hex digits>`.
+ *
+ * Isomorphic: no `node:` imports.
+ */
+import { canonicalJson } from './canonical';
+import type { PackageIntegrity, SkillManifest, SkillPackage } from './types';
+
+const encoder = new TextEncoder();
+
+function hex(buffer: ArrayBuffer): string {
+  const bytes = new Uint8Array(buffer);
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}
+
+/** `sha256:<hex>` of the UTF-8 bytes of `text` (or of raw bytes). */
+export async function sha256Hex(text: string | Uint8Array): Promise<string> {
+  const bytes = typeof text === 'string' ? encoder.encode(text) : text;
+  const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
+  return `sha256:${hex(digest)}`;
+}
+
+/**
+ * The manifest of a normalized package: everything the runtime loads after
+ * activation, minus resource bodies (replaced by their hashes) and minus
+ * `change_reason` (audit data, not content). Resource hashes come from
+ * `integrity.resource_hashes`; a missing one is a broken invariant and throws.
+ */
+export function buildManifest(pkg: SkillPackage, integrity: Pick<PackageIntegrity, 'resource_hashes'>): SkillManifest {
+  return {
+    display_name: pkg.display_name,
+    description: pkg.description,
+    domains: [...pkg.domains],
+    tags: [...pkg.tags],
+    planning_instructions: [...pkg.planning_instructions],
+    response_instructions: [...pkg.response_instructions],
+    tool_hints: [...pkg.tool_hints],
+    activation_examples: {
+      should_activate: [...pkg.activation_examples.should_activate],
+      should_not_activate: [...pkg.activation_examples.should_not_activate],
+    },
+    resources: pkg.resources.map((resource) => {
+      const hash = Object.hasOwn(integrity.resource_hashes, resource.name) ? integrity.resource_hashes[resource.name] : undefined;
+      if (hash === undefined) throw new Error(`no content hash for resource '${resource.name}'`);
+      return {
+        name: resource.name,
+        description: resource.description,
+        load_when: resource.load_when,
+        applies_to: [...resource.applies_to],
+        required_when_selected: resource.required_when_selected,
+        content_type: resource.content_type,
+        content_hash: hash,
+      };
+    }),
+  };
+}
+
+/** Computes the resource hashes and the manifest hash of a normalized (and valid) package. */
+export async function computeIntegrity(pkg: SkillPackage): Promise<PackageIntegrity> {
+  const hashes = await Promise.all(pkg.resources.map((resource) => sha256Hex(resource.content)));
+  const resource_hashes: Record<string, string> = Object.create(null) as Record<string, string>;
+  pkg.resources.forEach((resource, i) => {
+    resource_hashes[resource.name] = hashes[i]!;
+  });
+  const manifest = buildManifest(pkg, { resource_hashes });
+  return { manifest_hash: await sha256Hex(canonicalJson(manifest)), resource_hashes: { ...resource_hashes } };
+}
+
+/**
+ * Whether two normalized packages have the same versioned content: equal in
+ * everything except `change_reason`, which alone never makes a new revision
+ * (guide section 5.5, `same_content_noop`).
+ */
+export function sameVersionedContent(a: SkillPackage, b: SkillPackage): boolean {
+  return canonicalJson({ ...a, change_reason: '' }) === canonicalJson({ ...b, change_reason: '' });
+}
