@@ -20,6 +20,12 @@ type Loader = () => Promise<{ command: Command }>;
 /** Commands load lazily so `skillbench validate` does not pay for ioredis or undici. */
 const COMMANDS: Record<string, Loader> = {
   validate: () => import('./commands/validate'),
+  publish: () => import('./commands/publish'),
+  get: () => import('./commands/get'),
+  versions: () => import('./commands/versions'),
+  delete: () => import('./commands/delete'),
+  list: () => import('./commands/list'),
+  'registry serve': () => import('./commands/registryServe'),
 };
 
 /** The registered command names, sorted. */

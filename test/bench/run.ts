@@ -7,6 +7,8 @@ import { formatTable, type BenchRow } from './harness';
 
 const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
   package: () => import('./package'),
+  'store-local': () => import('./store'),
+  'store-redis': () => import('./redis'),
 };
 
 const only = process.argv.slice(2);

@@ -1,0 +1,102 @@
+/**
+ * `skillbench publish FILE`: a conditional publication, like the Registry Viewer's
+ * PUT. Without --create or --if-match it reads the current ETag first (creating
+ * when the skill does not exist yet).
+ */
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { isStoreError } from '../../core/store/errors';
+import type { Precondition } from '../../core/store/types';
+import { parse } from '../args';
+import { EXIT, UsageError } from '../exit';
+import { type CliIo, printJson, say } from '../io';
+import type { Command } from '../main';
+import { etagArg, formatFinding, withStore } from '../store';
+
+const usage = `Usage: skillbench publish FILE [--to CONN] [--create | --if-match ETAG]
+                         [--idempotency-key KEY] [--namespace NS --name NAME] [--json]
+
+Publishes the package in FILE as the next revision of its skill. The identity comes
+from the path .../<namespace>/<name>.json unless --namespace and --name are given.
+Without --create or --if-match the current ETag is read first (create if absent).
+A generated Idempotency-Key is printed on stderr; pass it again to retry safely.
+
+  --to CONN              local:DIR, redis://..., http(s)://.../api/v1/skills
+                         (default: the local registry in the app-data folder)
+  --create               fail unless the skill is new (If-None-Match: *)
+  --if-match ETAG        fail unless ETAG is the skill's current ETag
+  --idempotency-key KEY  reuse the key of an earlier attempt
+  --json                 print the result as JSON on stdout`;
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    to: { type: 'string' },
+    create: { type: 'boolean' },
+    'if-match': { type: 'string' },
+    'idempotency-key': { type: 'string' },
+    namespace: { type: 'string' },
+    name: { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  const json = values.json === true;
+  if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
+  if (values.create && values['if-match'] !== undefined) throw new UsageError('--create and --if-match exclude each other');
+  if ((values.namespace === undefined) !== (values.name === undefined)) throw new UsageError('--namespace and --name go together');
+  const file = positionals[0] ?? '';
+  const path = resolve(io.cwd, file);
+  const id = {
+    namespace: values.namespace ?? basename(dirname(path)),
+    name: values.name ?? basename(path).replace(/\.json$/i, ''),
+  };
+  let body: string;
+  try {
+    body = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as { code?: string }).code ?? String(error)}`);
+  }
+  const key = values['idempotency-key'] ?? `skillbench-${randomUUID()}`;
+  if (values['idempotency-key'] === undefined) say(io, `skillbench publish: idempotency key ${key} (retry with --idempotency-key ${key})`);
+
+  return withStore(io, values.to, { command: 'publish', json, file }, async (store) => {
+    let precondition: Precondition;
+    const ifMatch = etagArg(values['if-match']);
+    if (values.create) precondition = { kind: 'create' };
+    else if (ifMatch !== undefined) precondition = { kind: 'if-match', etag: ifMatch };
+    else {
+      try {
+        precondition = { kind: 'if-match', etag: (await store.getPublished(id)).etag };
+      } catch (error) {
+        if (!isStoreError(error, 'not_found')) throw error;
+        precondition = { kind: 'create' };
+      }
+    }
+    const result = await store.publish({ id, body, precondition, idempotencyKey: key });
+    for (const w of result.validation.warnings) say(io, formatFinding(file, w));
+    for (const w of result.warnings) say(io, `skillbench publish: warning ${w.code}: ${w.message}`);
+    const what =
+      result.outcome === 'same_content_noop'
+        ? `unchanged: ${id.namespace}/${id.name} stays at version ${result.version}`
+        : `${result.outcome} ${id.namespace}/${id.name} version ${result.version}`;
+    say(io, `skillbench publish: ${what}${result.replayed ? ' (replayed)' : ''}, ETag ${result.etag}`);
+    if (json) {
+      printJson(io, {
+        namespace: result.namespace,
+        name: result.name,
+        outcome: result.outcome,
+        version: result.version,
+        etag: result.etag,
+        manifest_hash: result.manifest_hash,
+        audit_recorded: result.audit_recorded,
+        warnings: result.warnings,
+        replayed: result.replayed,
+        idempotency_key: key,
+        validation: result.validation,
+      });
+    }
+    return EXIT.ok;
+  });
+}
+
+/** The `publish` command. */
+export const command: Command = { summary: 'Publish a package as the next revision (conditional, idempotent)', usage, run };

@@ -1,0 +1,160 @@
+/**
+ * `skillbench registry serve`: the V1 admin API over any store, for curl sessions,
+ * CI and other V1 clients. Thin: parse, open the store, mount core/admin, wait for
+ * a signal, stop.
+ */
+import { createAdminHandler } from '../../core/admin/handler';
+import {
+  bearerTokenAuthenticator,
+  createAdminServer,
+  isLoopbackHost,
+  listenerUrl,
+  loopbackHostNames,
+  stopServer,
+} from '../../core/admin/server';
+import type { AdminLogger } from '../../core/admin/types';
+import { ADMIN_BASE_PATH } from '../../core/store/httpWire';
+import type { SkillStore } from '../../core/store/types';
+import { parse } from '../args';
+import { EXIT, UsageError } from '../exit';
+import { type CliIo, say } from '../io';
+import type { Command } from '../main';
+import { openCliStore, reportFailure } from '../store';
+
+const DEFAULT_PORT = 8787;
+
+const usage = `Usage: skillbench registry serve [--store CONN] [--host ADDR] [--port N]
+                                [--token T | --token-env NAME] [--json]
+
+Serves the V1 admin API (${ADMIN_BASE_PATH}) over a store. The first line on
+stdout is the base URL (with --json: {"url", "store"}); requests are logged on
+stderr without bodies or credentials. SIGINT or SIGTERM stops the server, then
+closes the store, and exits 0.
+
+  --store CONN      local:DIR, redis://..., http(s)://.../api/v1/skills
+                    (default: the local registry in the app-data folder)
+  --host ADDR       address to bind (default 127.0.0.1). A loopback listener
+                    only answers requests addressed to a loopback host name.
+  --port N          port to bind (default ${DEFAULT_PORT}; 0 picks a free port)
+  --token T         require Authorization: Bearer T (visible in the process list:
+                    prefer --token-env)
+  --token-env NAME  read the token from the environment variable NAME
+  --json            print {"url", "store"} as the first line instead of the URL`;
+
+function portArg(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_PORT;
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be 0..65535, got '${value}'`);
+  return Number(value);
+}
+
+function tokenArg(values: { token?: string; 'token-env'?: string }, io: CliIo): string | undefined {
+  if (values.token !== undefined && values['token-env'] !== undefined) {
+    throw new UsageError('use either --token or --token-env, not both');
+  }
+  if (values.token !== undefined) {
+    if (values.token.length === 0) throw new UsageError('--token must not be empty');
+    return values.token;
+  }
+  const name = values['token-env'];
+  if (name === undefined) return undefined;
+  const token = io.env[name];
+  if (token === undefined || token.length === 0) throw new UsageError(`--token-env ${name}: the environment variable is unset or empty`);
+  return token;
+}
+
+function stderrLogger(io: CliIo): AdminLogger {
+  return {
+    request: (e) => say(io, `${e.method} ${e.route} ${e.status} ${e.duration_ms}ms${e.code ? ` ${e.code}` : ''}`),
+    diagnostic: (code, message) => say(io, `diagnostic ${code}: ${message}`),
+  };
+}
+
+/** Resolves on the first SIGINT or SIGTERM; a second one cuts open connections at once. */
+function untilSignal(onSecond: () => void): { done: Promise<string>; dispose(): void } {
+  let count = 0;
+  let resolve: (signal: string) => void = () => undefined;
+  const done = new Promise<string>((r) => (resolve = r));
+  const onSignal = (signal: NodeJS.Signals) => {
+    count += 1;
+    if (count === 1) resolve(signal);
+    else onSecond();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    done,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    store: { type: 'string' },
+    host: { type: 'string' },
+    port: { type: 'string' },
+    token: { type: 'string' },
+    'token-env': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const host = values.host ?? '127.0.0.1';
+  if (host.trim().length === 0) throw new UsageError('--host must not be empty');
+  const port = portArg(values.port);
+  const token = tokenArg(values, io);
+  const json = values.json === true;
+  const loopback = isLoopbackHost(host);
+
+  let store: SkillStore;
+  try {
+    store = await openCliStore(values.store, io);
+  } catch (error) {
+    return reportFailure(io, 'registry serve', error, { json });
+  }
+
+  const handler = createAdminHandler({
+    store,
+    logger: stderrLogger(io),
+    ...(token !== undefined ? { authenticate: bearerTokenAuthenticator(token) } : {}),
+    ...(loopback ? { allowedHosts: loopbackHostNames(host) } : {}),
+  });
+  const server = createAdminServer(handler);
+  const signals = untilSignal(() => server.closeAllConnections());
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host.replace(/^\[(.*)\]$/, '$1'), () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    signals.dispose();
+    await store.close();
+    const code = (error as { code?: unknown } | null)?.code;
+    const why = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : String((error as Error).message);
+    say(io, `skillbench registry serve: cannot listen on ${host}:${port}: ${why}`);
+    return EXIT.unavailable;
+  }
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const url = listenerUrl(host, actualPort, ADMIN_BASE_PATH);
+  if (json) io.stdout.write(`${JSON.stringify({ url, store: store.description })}\n`);
+  else io.stdout.write(`${url}\n`);
+  if (!loopback && token === undefined) {
+    say(io, `skillbench registry serve: warning: ${host} is not a loopback address and no token is set: anyone who can reach it can publish and delete`);
+  }
+  say(io, `skillbench registry serve: serving ${store.description} at ${url}${token !== undefined ? ' (bearer token required)' : ''}; Ctrl-C stops`);
+
+  const signal = await signals.done;
+  say(io, `skillbench registry serve: ${signal} received, stopping`);
+  await stopServer(server);
+  signals.dispose();
+  await store.close();
+  return EXIT.ok;
+}
+
+/** The `registry serve` command. */
+export const command: Command = { summary: 'Serve the V1 admin API over a store', usage, run };

@@ -1,0 +1,115 @@
+/**
+ * What the store commands (publish, get, versions, delete, list) share: opening the
+ * `--from`/`--to` connection (the seeded default registry when absent), ETag input,
+ * and error reporting with findings as `file:line:column`.
+ */
+import { fileURLToPath } from 'node:url';
+import { WorkbenchError } from '../core/errors';
+import type { Finding } from '../core/package/types';
+import { defaultConnection, openStore, redactConnection } from '../core/store/connect';
+import { StoreError } from '../core/store/errors';
+import { seedExamples } from '../core/store/seed';
+import type { SkillStore } from '../core/store/types';
+import { UsageError, exitCodeFor } from './exit';
+import { type CliIo, printJson, say } from './io';
+
+/** The example workspace a fresh default registry is seeded from. */
+export function examplesPackagesDir(): string {
+  return fileURLToPath(new URL('../examples/skills/packages/', import.meta.url));
+}
+
+/**
+ * Opens the connection a command names, or the default local registry. The default
+ * registry is seeded with the examples the first time it is found empty.
+ */
+export async function openCliStore(connection: string | undefined, io: CliIo): Promise<SkillStore> {
+  const isDefault = connection === undefined;
+  const conn = connection ?? defaultConnection(io.env);
+  const store = await openStore(conn, { cwd: io.cwd });
+  if (isDefault && (await store.listMetadata({ limit: 1 })).length === 0) {
+    const report = await seedExamples(store, examplesPackagesDir());
+    if (report.published.length > 0) {
+      say(io, `skillbench: seeded ${store.description} with ${report.published.length} example skill${report.published.length === 1 ? '' : 's'}`);
+    }
+    for (const skip of report.skipped) say(io, `skillbench: example ${skip.file} not seeded: ${skip.message}`);
+  }
+  return store;
+}
+
+/** A secret-free name of the connection, for messages. */
+export function connectionLabel(connection: string | undefined, io: CliIo): string {
+  return redactConnection(connection ?? defaultConnection(io.env));
+}
+
+/**
+ * An ETag as typed on a command line: shells strip the quotes of `"v3-…"`, so a
+ * bare tag gets its quotes back; `W/"…"` and quoted tags pass through.
+ */
+export function etagArg(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  if (v.length === 0) throw new UsageError('--if-match needs an ETag');
+  if (v.startsWith('"') || v.startsWith('W/"')) return v;
+  return `"${v}"`;
+}
+
+/** One finding the way `skillbench validate` prints it: `file:line:column: severity code: message`. */
+export function formatFinding(file: string, finding: Finding): string {
+  const where = finding.line !== undefined ? `${file}:${finding.line}:${finding.column ?? 1}` : file;
+  return `${where}: ${finding.severity} ${finding.code}: ${finding.message}`;
+}
+
+/**
+ * Reports a failed store command and returns its exit code: the message (and any
+ * validation findings) on stderr, and with `--json` the error as data on stdout.
+ * Usage errors are rethrown so the command's usage text is shown.
+ */
+export function reportFailure(io: CliIo, command: string, error: unknown, options: { json: boolean; file?: string }): number {
+  if (error instanceof UsageError) throw error;
+  if (error instanceof WorkbenchError) {
+    say(io, `skillbench ${command}: ${error.message}`);
+    if (error instanceof StoreError) {
+      const details = error.details ?? {};
+      const errors = Array.isArray(details['errors']) ? (details['errors'] as Finding[]) : [];
+      const warnings = Array.isArray(details['warnings']) ? (details['warnings'] as Finding[]) : [];
+      for (const f of [...errors, ...warnings]) say(io, formatFinding(options.file ?? '<package>', f));
+    }
+    if (options.json) printJson(io, { error: error.toJSON() });
+    return exitCodeFor(error);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  say(io, `skillbench ${command}: ${message}`);
+  if (options.json) printJson(io, { error: { code: 'unavailable', message } });
+  return exitCodeFor(error);
+}
+
+/**
+ * Opens the store, runs `fn` with it, closes it, and turns any store failure into
+ * a reported exit code (see {@link reportFailure}).
+ */
+export async function withStore(
+  io: CliIo,
+  connection: string | undefined,
+  context: { command: string; json: boolean; file?: string },
+  fn: (store: SkillStore) => Promise<number>,
+): Promise<number> {
+  let store: SkillStore | undefined;
+  try {
+    store = await openCliStore(connection, io);
+    return await fn(store);
+  } catch (error) {
+    return reportFailure(io, context.command, error, context);
+  } finally {
+    await store?.close();
+  }
+}
+
+/** Parses `namespace/name` from a positional argument, or throws a usage error. */
+export function skillArg(value: string | undefined): { namespace: string; name: string } {
+  if (value === undefined) throw new UsageError('missing skill identity <namespace>/<name>');
+  const parts = value.split('/');
+  if (parts.length !== 2 || !parts[0] || !parts[1]) {
+    throw new UsageError(`invalid skill identity '${value}': expected <namespace>/<name>`);
+  }
+  return { namespace: parts[0], name: parts[1] };
+}

@@ -1,0 +1,67 @@
+/**
+ * Ports of the reference admin host: the optional authoring advisor and the
+ * body-free request log.
+ */
+import type { ActivationExamples, Boundary, ResourceContentType, SkillId, ValidationResult } from '../package/types';
+import type { AuthoringAnalysis } from '../store/httpWire';
+
+/** Body-free index entry of one resource, as the advisor sees it (no `content`). */
+export interface AdvisorResourceEntry {
+  name: string;
+  description: string;
+  load_when: string;
+  applies_to: Boundary[];
+  required_when_selected: boolean;
+  content_type: ResourceContentType;
+}
+
+/**
+ * What the advisor receives (guide section 5.3): normalized metadata, main guidance,
+ * tool hints, activation examples, the deterministic findings and a body-free
+ * resource index. Resource bodies and `change_reason` are withheld by construction.
+ */
+export interface AdvisorInput {
+  id: SkillId;
+  package: {
+    display_name: string;
+    description: string;
+    domains: string[];
+    tags: string[];
+    planning_instructions: string[];
+    response_instructions: string[];
+    tool_hints: string[];
+    activation_examples: ActivationExamples;
+    resources: AdvisorResourceEntry[];
+  };
+  validation: ValidationResult;
+}
+
+/**
+ * An optional AI authoring advisor. It suggests, it never mutates: the handler only
+ * calls it for a package that passed deterministic validation.
+ */
+export interface AuthoringAdvisor {
+  /** `signal` aborts when the request times out or the client goes away. */
+  analyze(input: AdvisorInput, signal: AbortSignal): Promise<AuthoringAnalysis>;
+}
+
+/**
+ * One request as the handler logs it. Body-free by design: no package, ETag,
+ * Idempotency-Key, audit reason, query value, identity or credential ever appears.
+ */
+export interface AdminLogEntry {
+  method: string;
+  /** The route template, e.g. `PUT /api/v1/skills/{namespace}/{name}`; `(unmatched)` for unknown paths. */
+  route: string;
+  status: number;
+  duration_ms: number;
+  /** The error code of a failed request (`precondition_failed`, …). */
+  code?: string;
+}
+
+/** Where the handler reports requests and diagnostics. */
+export interface AdminLogger {
+  request(entry: AdminLogEntry): void;
+  /** A body-free diagnostic such as `attribution_invalid`. */
+  diagnostic?(code: string, message: string): void;
+}

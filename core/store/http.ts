@@ -1,0 +1,742 @@
+/**
+ * The HTTP store: the whole {@link SkillStore} contract against any V1 admin API
+ * host (our `skillbench registry serve` or a TruvaG3 Registry Viewer), over undici.
+ *
+ * - Statuses map back to `StoreError` codes (a 502 is an integrity failure only when
+ *   the body says so; from a proxy it is `unavailable`); 422 keeps its findings.
+ * - Responses are read tolerantly: unknown fields are ignored, known ones defaulted.
+ * - Retries follow `httpRetry.ts`: GETs and keyed PUTs after transient failures,
+ *   DELETEs only when the host certainly did nothing, unkeyed PUTs only when the
+ *   connection could not be made.
+ * - `getManifest`/`getResource` read the exact version and verify its hashes here,
+ *   so a host or proxy cannot hand the runtime unverified content.
+ * - `resolveCandidates` round trips: one list request per distinct namespace among
+ *   the valid bindings, plus one exact read per numeric binding that is not the
+ *   published revision, plus one published read per identity the list did not show
+ *   (to tell "absent" from "list truncated by the host"). Reads run 8 at a time.
+ * - The token and extra headers never appear in errors, descriptions or logs.
+ *
+ * The actor of a publication cannot be proven by a client: it is sent only when
+ * `actorHeader` is configured, and a host uses it only if its own attribution
+ * middleware chooses to trust that header.
+ */
+import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { DEFAULT_AUTHORING_LIMITS, buildManifest, computeIntegrity, resolveLimits } from '../package/index';
+import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
+import { STORE_ERROR_STATUS, StoreError, storeErrorCodeForStatus, type StoreErrorCode } from './errors';
+import { ADMIN_HEADERS, JSON_MEDIA_TYPE, encodeHeaderText } from './httpWire';
+import { mayRetry, parseRetryAfter, retryDelayMs, type AttemptFailure, type RetryMode } from './httpRetry';
+import { checkIdempotencyKey, checkSkillId, parseEtagList } from './publication';
+import type {
+  CandidateRequest,
+  CandidateResult,
+  DeleteRequest,
+  DeleteResult,
+  ManifestRef,
+  MetadataFilter,
+  PublishRequest,
+  PublishResult,
+  ResourceRef,
+  SkillMetadata,
+  SkillResourceBody,
+  SkillStore,
+  StoredRevision,
+  StoreWarning,
+  VersionEntry,
+  VersionPage,
+  VersionQuery,
+} from './types';
+
+/** Options of {@link openHttpStore}. */
+export interface HttpStoreOptions {
+  /** Bearer token; defaults to the `SKILLBENCH_REGISTRY_TOKEN` environment variable. */
+  token?: string;
+  /** Extra request headers (e.g. a gateway's own credential). Never logged. */
+  headers?: Record<string, string>;
+  /** Extra trusted CA certificates (PEM) for `https://` hosts. */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** HTTP(S) proxy URL. */
+  proxy?: string;
+  /** Time budget of one attempt, in milliseconds (default 10 s). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 2). */
+  retries?: number;
+  /** A ready undici dispatcher; `ca` and `proxy` are then ignored and `close()` leaves it open. */
+  dispatcher?: Dispatcher;
+  /** Header carrying `PublishRequest.actor`/`DeleteRequest.actor`; unset: the actor is not sent. */
+  actorHeader?: string;
+  /** Authoring limits used for client-side checks when the host's schema does not state them. */
+  limits?: Partial<SkillAuthoringLimits>;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_RETRIES = 2;
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const READ_CONCURRENCY = 8;
+const TOKEN_ENV = 'SKILLBENCH_REGISTRY_TOKEN';
+
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_CONNECT_TIMEOUT', 'EADDRNOTAVAIL']);
+// The only abort signal the client passes is its own per-attempt timeout.
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'ETIMEDOUT', 'UND_ERR_ABORTED', 'ABORT_ERR']);
+
+interface CallOptions {
+  query?: Record<string, string | number | undefined>;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  mode: RetryMode;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  json: unknown;
+}
+
+type Json = Record<string, unknown>;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function strs(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined;
+}
+
+function headerValue(headers: Answer['headers'], name: string): string | undefined {
+  const v = headers[name];
+  return Array.isArray(v) ? v[v.length - 1] : v;
+}
+
+function errorCodeOf(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    // Happy-eyeballs connects fail with an AggregateError of per-address errors.
+    const inner = (current as { errors?: unknown[] }).errors?.[0];
+    current = inner ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+const EMPTY_METRICS: PackageMetrics = {
+  manifest_bytes: 0,
+  resource_bytes: 0,
+  package_bytes: 0,
+  manifest_tokens: 0,
+  resource_tokens: 0,
+  resource_count: 0,
+  token_estimator: { name: 'truvag3-canonical', version: 'v1' },
+};
+
+function metricsOf(value: unknown): PackageMetrics {
+  if (!isObject(value)) return EMPTY_METRICS;
+  const n = (k: keyof PackageMetrics) => num(value[k]) ?? 0;
+  const estimator = isObject(value['token_estimator']) ? value['token_estimator'] : {};
+  return {
+    manifest_bytes: n('manifest_bytes'),
+    resource_bytes: n('resource_bytes'),
+    package_bytes: n('package_bytes'),
+    manifest_tokens: n('manifest_tokens'),
+    resource_tokens: n('resource_tokens'),
+    resource_count: n('resource_count'),
+    token_estimator: { ...EMPTY_METRICS.token_estimator, ...(estimator as object) } as PackageMetrics['token_estimator'],
+  };
+}
+
+function findings(value: unknown): Finding[] {
+  return Array.isArray(value) ? value.filter(isObject).map((f) => f as unknown as Finding) : [];
+}
+
+function metadataOf(value: unknown): SkillMetadata | undefined {
+  if (!isObject(value)) return undefined;
+  const version = num(value['version']);
+  if (typeof value['namespace'] !== 'string' || typeof value['name'] !== 'string' || version === undefined) return undefined;
+  // Known fields only: whatever else a host adds stays out of the body-free catalog.
+  return {
+    namespace: value['namespace'],
+    name: value['name'],
+    display_name: str(value['display_name']),
+    description: str(value['description']),
+    domains: strs(value['domains']),
+    tags: strs(value['tags']),
+    version,
+    manifest_hash: str(value['manifest_hash']),
+    updated_at: str(value['updated_at']),
+  };
+}
+
+function warningsOf(value: unknown): StoreWarning[] {
+  return Array.isArray(value)
+    ? value.filter(isObject).map((w) => ({ code: str(w['code'], 'warning'), message: str(w['message']) }))
+    : [];
+}
+
+function numbers(value: unknown): number[] {
+  return Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v)) : [];
+}
+
+class HttpStore implements SkillStore {
+  readonly description: string;
+  limits: SkillAuthoringLimits;
+  private readonly base: URL;
+  private readonly headers: Record<string, string>;
+  private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly actorHeader: string | undefined;
+  private closed = false;
+
+  constructor(base: URL, options: HttpStoreOptions, auth: string | undefined) {
+    this.base = base;
+    this.description = `${base.origin}${base.pathname}`;
+    this.limits = resolveLimits(options.limits);
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.retries = Math.max(0, options.retries ?? DEFAULT_RETRIES);
+    this.actorHeader = options.actorHeader?.toLowerCase();
+    this.headers = { accept: JSON_MEDIA_TYPE };
+    for (const [k, v] of Object.entries(options.headers ?? {})) this.headers[k.toLowerCase()] = v;
+    if (auth !== undefined) this.headers['authorization'] = auth;
+    if (options.dispatcher) {
+      this.dispatcher = options.dispatcher;
+      this.ownsDispatcher = false;
+    } else {
+      const connect = options.ca !== undefined ? { ca: options.ca } : undefined;
+      this.dispatcher = options.proxy
+        ? new ProxyAgent({ uri: options.proxy, ...(connect ? { requestTls: connect } : {}) })
+        : new Agent(connect ? { connect } : {});
+      this.ownsDispatcher = true;
+    }
+  }
+
+  // --- transport -------------------------------------------------------------
+
+  private url(path: string, query?: CallOptions['query']): URL {
+    const url = new URL(this.base.href);
+    url.pathname = `${this.base.pathname.replace(/\/+$/, '')}${path}`;
+    url.search = '';
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  private skillPath(id: SkillId, suffix = ''): string {
+    checkSkillId(id, this.limits);
+    return `/${encodeURIComponent(id.namespace)}/${encodeURIComponent(id.name)}${suffix}`;
+  }
+
+  /** One request with retries; resolves with any HTTP answer, rejects only with a `StoreError`. */
+  private async call(method: string, path: string, options: CallOptions): Promise<Answer> {
+    if (this.closed) throw new StoreError('unavailable', `the connection to ${this.description} is closed`);
+    const url = this.url(path, options.query);
+    const what = `${method} ${this.description}${path}`;
+    for (let attempt = 0; ; attempt++) {
+      let failure: AttemptFailure;
+      let retryAfter: number | undefined;
+      let lastError: StoreError;
+      try {
+        const answer = await this.attempt(method, url, options);
+        if (answer.status < 400) return answer;
+        failure = { kind: 'status', status: answer.status };
+        retryAfter = parseRetryAfter(headerValue(answer.headers, ADMIN_HEADERS.retryAfter));
+        lastError = errorFromAnswer(answer, what);
+      } catch (error) {
+        if (error instanceof StoreError) throw error;
+        const code = errorCodeOf(error);
+        failure = code !== undefined && CONNECT_CODES.has(code) ? { kind: 'connect' } : { kind: 'ambiguous' };
+        lastError = transportError(error, what, this.timeoutMs);
+      }
+      if (attempt >= this.retries || !mayRetry(options.mode, failure)) throw lastError;
+      const delay = retryDelayMs(attempt + 1, retryAfter);
+      if (delay === undefined) throw lastError;
+      await sleep(delay);
+    }
+  }
+
+  private async attempt(method: string, url: URL, options: CallOptions): Promise<Answer> {
+    const headers: Record<string, string> = { ...this.headers, ...options.headers };
+    if (options.body !== undefined) headers['content-type'] = `${JSON_MEDIA_TYPE}; charset=utf-8`;
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body: options.body,
+        dispatcher: this.dispatcher,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code === 'UND_ERR_INVALID_ARG') {
+        // A header or argument undici refuses (say, a newline in a header value): our caller's mistake.
+        throw new StoreError('invalid_request', `request not sent: ${(error as Error).message}`);
+      }
+      throw error;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_RESPONSE_BYTES) {
+        response.body.destroy();
+        throw new StoreError('unavailable', `${method} ${url.pathname}: the response exceeds ${MAX_RESPONSE_BYTES} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    let json: unknown = undefined;
+    if (text.length > 0) {
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+    }
+    if (response.statusCode < 400 && response.statusCode !== 204 && json === undefined && method !== 'HEAD') {
+      throw new StoreError('unavailable', `${method} ${this.description}: the host answered ${response.statusCode} without a JSON body; is this a V1 admin API?`);
+    }
+    return { status: response.statusCode, headers: response.headers, json };
+  }
+
+  private async getJson(path: string, query?: CallOptions['query']): Promise<Json> {
+    const answer = await this.call('GET', path, { mode: 'read', ...(query ? { query } : {}) });
+    return isObject(answer.json) ? answer.json : { items: answer.json };
+  }
+
+  // --- revision reads ----------------------------------------------------------
+
+  private revisionOf(id: SkillId, answer: Json, etagHeader: string | undefined, what: string): StoredRevision {
+    const pkg = answer['package'];
+    const version = num(answer['version']);
+    if (!isObject(pkg) || version === undefined) {
+      throw new StoreError('unavailable', `${what}: the host's answer has no package or version`);
+    }
+    const hashes = isObject(answer['resource_hashes']) ? answer['resource_hashes'] : {};
+    return {
+      namespace: str(answer['namespace'], id.namespace),
+      name: str(answer['name'], id.name),
+      version,
+      etag: str(answer['etag'], etagHeader ?? ''),
+      package: pkg as unknown as SkillPackage,
+      manifest_hash: str(answer['manifest_hash']),
+      resource_hashes: Object.fromEntries(Object.entries(hashes).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
+      created_at: str(answer['created_at']),
+      published: typeof answer['published'] === 'boolean' ? answer['published'] : false,
+    };
+  }
+
+  async getPublished(id: SkillId): Promise<StoredRevision> {
+    const path = this.skillPath(id);
+    const answer = await this.call('GET', path, { mode: 'read' });
+    const body = isObject(answer.json) ? answer.json : {};
+    const revision = this.revisionOf(id, body, headerValue(answer.headers, ADMIN_HEADERS.etag), `GET ${path}`);
+    return typeof body['published'] === 'boolean' ? revision : { ...revision, published: true };
+  }
+
+  async getVersion(id: SkillId, version: number): Promise<StoredRevision> {
+    const path = this.skillPath(id, `/versions/${positive(version, 'version')}`);
+    const answer = await this.call('GET', path, { mode: 'read' });
+    return this.revisionOf(id, isObject(answer.json) ? answer.json : {}, undefined, `GET ${path}`);
+  }
+
+  async listVersions(id: SkillId, query?: VersionQuery): Promise<VersionPage> {
+    const body = await this.getJson(this.skillPath(id, '/versions'), { before: query?.before, limit: query?.limit });
+    const list = Array.isArray(body['versions']) ? body['versions'] : Array.isArray(body['items']) ? body['items'] : [];
+    const versions: VersionEntry[] = [];
+    for (const v of list) {
+      if (!isObject(v) || num(v['version']) === undefined) continue;
+      const entry: VersionEntry = {
+        version: num(v['version']) as number,
+        status: v['status'] === 'deleted' ? 'deleted' : 'available',
+        created_at: str(v['created_at']),
+        manifest_hash: str(v['manifest_hash']),
+        change_reason: str(v['change_reason']),
+      };
+      if (typeof v['deleted_at'] === 'string') entry.deleted_at = v['deleted_at'];
+      if (v['protection'] === 'published' || v['protection'] === 'protected') entry.protection = v['protection'];
+      versions.push(entry);
+    }
+    return { versions, next_before: num(body['next_before']) ?? null };
+  }
+
+  // --- runtime reads -----------------------------------------------------------
+
+  async listMetadata(filter?: MetadataFilter): Promise<SkillMetadata[]> {
+    const body = await this.getJson('', { namespace: filter?.namespace, domain: filter?.domain, tag: filter?.tag, limit: filter?.limit });
+    const list = Array.isArray(body['skills']) ? body['skills'] : Array.isArray(body['items']) ? body['items'] : [];
+    return list.map(metadataOf).filter((m): m is SkillMetadata => m !== undefined);
+  }
+
+  async resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]> {
+    const results: Array<CandidateResult | undefined> = requests.map((request) => {
+      if (!isValidId(request, this.limits.maxNameChars)) {
+        return { status: 'invalid', request, reason: 'namespace and name must be lowercase slugs' };
+      }
+      const v = request.version;
+      if (v !== 'published' && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) {
+        return { status: 'invalid', request, reason: "version must be 'published' or a positive integer" };
+      }
+      return undefined;
+    });
+    const pending = requests.filter((_, i) => results[i] === undefined);
+    if (pending.length === 0) return results as CandidateResult[];
+
+    // One catalog read per namespace gives every published tuple at once.
+    const namespaces = [...new Set(pending.map((r) => r.namespace))];
+    const catalog = new Map<string, SkillMetadata>();
+    await forEachLimited(namespaces, READ_CONCURRENCY, async (namespace) => {
+      for (const m of await this.listMetadata({ namespace })) catalog.set(`${m.namespace}/${m.name}`, m);
+    });
+
+    // Identities the list did not show: confirm with one published read each.
+    const confirmed = new Map<string, Promise<SkillMetadata | undefined>>();
+    const publishedOf = (id: SkillId): Promise<SkillMetadata | undefined> => {
+      const key = `${id.namespace}/${id.name}`;
+      const known = catalog.get(key);
+      if (known) return Promise.resolve(known);
+      let p = confirmed.get(key);
+      if (!p) {
+        p = this.getPublished(id).then(
+          (r) => revisionMetadata(r),
+          (error: unknown) => {
+            if (error instanceof StoreError && error.code === 'not_found') return undefined;
+            throw error;
+          },
+        );
+        confirmed.set(key, p);
+      }
+      return p;
+    };
+
+    const indexes = results.map((r, i) => (r === undefined ? i : -1)).filter((i) => i >= 0);
+    await forEachLimited(indexes, READ_CONCURRENCY, async (i) => {
+      const request = requests[i] as CandidateRequest;
+      const id = { namespace: request.namespace, name: request.name };
+      const published = await publishedOf(id);
+      if (!published) {
+        results[i] = { status: 'not_found', request };
+        return;
+      }
+      const v = request.version;
+      if (v === 'published' || v === published.version) {
+        results[i] = { status: 'found', request, version: published.version, manifest_hash: published.manifest_hash, metadata: published };
+        return;
+      }
+      try {
+        const revision = await this.getVersion(id, v);
+        results[i] = { status: 'found', request, version: v, manifest_hash: revision.manifest_hash, metadata: revisionMetadata(revision) };
+      } catch (error) {
+        if (error instanceof StoreError && (error.code === 'not_found' || error.code === 'integrity_mismatch')) {
+          results[i] = { status: 'version_unavailable', request };
+          return;
+        }
+        throw error;
+      }
+    });
+    return results as CandidateResult[];
+  }
+
+  async getManifest(ref: ManifestRef): Promise<SkillManifest> {
+    const revision = await this.getVersion(ref, ref.version);
+    const integrity = await computeIntegrity(revision.package);
+    if (integrity.manifest_hash !== ref.manifest_hash) {
+      throw new StoreError('integrity_mismatch', `manifest of ${ref.namespace}/${ref.name}@${ref.version} does not match the expected hash`, {
+        details: { expected: ref.manifest_hash, observed: integrity.manifest_hash },
+      });
+    }
+    return buildManifest(revision.package, integrity);
+  }
+
+  async getResource(ref: ResourceRef): Promise<SkillResourceBody> {
+    const skill = ref.skill;
+    const revision = await this.getVersion(skill, skill.version);
+    const resource = (Array.isArray(revision.package.resources) ? revision.package.resources : []).find((r) => r?.name === ref.name);
+    if (!resource) {
+      throw new StoreError('not_found', `${skill.namespace}/${skill.name}@${skill.version} has no resource '${ref.name}'`);
+    }
+    const integrity = await computeIntegrity(revision.package);
+    const observed = integrity.resource_hashes[ref.name];
+    if (observed !== ref.expected_hash) {
+      throw new StoreError('integrity_mismatch', `resource '${ref.name}' of ${skill.namespace}/${skill.name}@${skill.version} does not match the expected hash`, {
+        details: { expected: ref.expected_hash, observed },
+      });
+    }
+    return { name: resource.name, content_type: resource.content_type, content: resource.content, content_hash: observed };
+  }
+
+  // --- mutations ---------------------------------------------------------------
+
+  async publish(request: PublishRequest): Promise<PublishResult> {
+    // The state-free checks in the order every store applies them, before any byte is sent.
+    const path = this.skillPath(request.id);
+    checkIdempotencyKey(request.idempotencyKey);
+    const precondition = request.precondition;
+    if (precondition === undefined) {
+      throw new StoreError(
+        'precondition_required',
+        'publishing requires a precondition: If-None-Match: * to create the skill, or If-Match with its current ETag to update it',
+      );
+    }
+    if (precondition.kind === 'if-match' && parseEtagList(precondition.etag) === undefined) {
+      throw new StoreError('invalid_request', `malformed If-Match value ${JSON.stringify(precondition.etag)}: expected a quoted entity tag`);
+    }
+    const body = typeof request.body === 'string' || request.body instanceof Uint8Array ? request.body : JSON.stringify(request.body ?? null);
+    const size = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
+    if (size > this.limits.maxPackageBytes) {
+      throw new StoreError('payload_too_large', `package body is ${size} bytes, above the limit of ${this.limits.maxPackageBytes} bytes`, {
+        details: { bytes: size, limit: this.limits.maxPackageBytes },
+      });
+    }
+    const headers: Record<string, string> =
+      precondition.kind === 'create' ? { [ADMIN_HEADERS.ifNoneMatch]: '*' } : { [ADMIN_HEADERS.ifMatch]: precondition.etag };
+    if (request.idempotencyKey !== undefined) headers[ADMIN_HEADERS.idempotencyKey] = request.idempotencyKey;
+    this.addActor(headers, request.actor);
+    const answer = await this.call('PUT', path, { headers, body, mode: request.idempotencyKey !== undefined ? 'keyed' : 'unkeyed' });
+    const j = isObject(answer.json) ? answer.json : {};
+    const version = num(j['version']);
+    const etag = str(j['etag'], headerValue(answer.headers, ADMIN_HEADERS.etag) ?? '');
+    if (version === undefined || etag.length === 0) {
+      throw new StoreError('unavailable', `PUT ${path}: the host's answer has no version or ETag`);
+    }
+    const outcome = j['outcome'];
+    const validation = isObject(j['validation']) ? j['validation'] : {};
+    return {
+      namespace: str(j['namespace'], request.id.namespace),
+      name: str(j['name'], request.id.name),
+      outcome:
+        outcome === 'created' || outcome === 'published' || outcome === 'same_content_noop'
+          ? outcome
+          : answer.status === 201
+            ? 'created'
+            : 'published',
+      version,
+      etag,
+      manifest_hash: str(j['manifest_hash']),
+      // A host that does not say whether the audit event was delivered gets no benefit of the doubt.
+      audit_recorded: j['audit_recorded'] === true,
+      warnings: warningsOf(j['warnings']),
+      validation: {
+        warnings: findings(validation['warnings']),
+        metrics: metricsOf(validation['metrics']),
+      },
+      replayed: j['replayed'] === true,
+    };
+  }
+
+  async deleteVersions(request: DeleteRequest): Promise<DeleteResult> {
+    const from = positive(request.from, 'from');
+    const to = positive(request.to, 'to');
+    const path = this.skillPath(request.id, from === to ? `/versions/${from}` : '/versions');
+    const headers: Record<string, string> = {};
+    if (request.ifMatch !== undefined) headers[ADMIN_HEADERS.ifMatch] = request.ifMatch;
+    if (request.reason !== undefined) {
+      // eslint-disable-next-line no-control-regex
+      if (/[\u0000-\u001f\u007f]/.test(request.reason)) {
+        throw new StoreError('invalid_request', 'the audit reason must not contain control characters such as line breaks');
+      }
+      headers[ADMIN_HEADERS.auditReason] = encodeHeaderText(request.reason);
+    }
+    this.addActor(headers, request.actor);
+    const answer = await this.call('DELETE', path, {
+      headers,
+      mode: 'delete',
+      ...(from === to ? {} : { query: { from, to } }),
+    });
+    const j = isObject(answer.json) ? answer.json : {};
+    return {
+      namespace: str(j['namespace'], request.id.namespace),
+      name: str(j['name'], request.id.name),
+      deleted: numbers(j['deleted']),
+      already_deleted: numbers(j['already_deleted']),
+      etag: str(j['etag'], headerValue(answer.headers, ADMIN_HEADERS.etag) ?? ''),
+      audit_recorded: j['audit_recorded'] === true,
+      warnings: warningsOf(j['warnings']),
+    };
+  }
+
+  private addActor(headers: Record<string, string>, actor: string | undefined): void {
+    if (this.actorHeader === undefined || actor === undefined) return;
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(actor)) throw new StoreError('invalid_request', 'the actor must not contain control characters');
+    headers[this.actorHeader] = encodeHeaderText(actor);
+  }
+
+  /** Reads the host's schema once: proves the URL is a V1 admin API and learns its limits. */
+  async probe(): Promise<void> {
+    let answer: Answer;
+    try {
+      answer = await this.call('GET', '/schema', { mode: 'read' });
+    } catch (error) {
+      if (error instanceof StoreError && error.code === 'not_found') {
+        throw new StoreError(
+          'not_found',
+          `no V1 admin API at ${this.description}: GET …/schema answered 404; the URL must end with the mount path, e.g. /api/v1/skills`,
+        );
+      }
+      throw error;
+    }
+    const learned = limitsFromSchema(answer.json);
+    this.limits = { ...this.limits, ...learned };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsDispatcher) await this.dispatcher.close().catch(() => undefined);
+  }
+}
+
+function positive(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new StoreError('invalid_request', `${what} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+function isValidId(id: SkillId, maxChars: number): boolean {
+  try {
+    checkSkillId(id, { maxNameChars: maxChars });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function revisionMetadata(r: StoredRevision): SkillMetadata {
+  return {
+    namespace: r.namespace,
+    name: r.name,
+    display_name: r.package.display_name,
+    description: r.package.description,
+    domains: r.package.domains,
+    tags: r.package.tags,
+    version: r.version,
+    manifest_hash: r.manifest_hash,
+    updated_at: r.created_at,
+  };
+}
+
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next++] as T;
+      await fn(item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+/**
+ * Authoring limits a host states in its schema's `x-limits` member (our reference
+ * host adds it); anything absent keeps the client's defaults.
+ */
+function limitsFromSchema(schema: unknown): Partial<SkillAuthoringLimits> {
+  if (!isObject(schema)) return {};
+  const out: Partial<SkillAuthoringLimits> = {};
+  const ext = schema['x-limits'];
+  if (isObject(ext)) {
+    for (const key of Object.keys(DEFAULT_AUTHORING_LIMITS) as Array<keyof SkillAuthoringLimits>) {
+      const v = ext[key];
+      if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) out[key] = v;
+    }
+  }
+  return out;
+}
+
+function errorFromAnswer(answer: Answer, what: string): StoreError {
+  const { status } = answer;
+  const body = isObject(answer.json) ? answer.json : {};
+  const err = body['error'];
+  const bodyCode = isObject(err) ? str(err['code']) : undefined;
+  let message = isObject(err) ? str(err['message']) : typeof err === 'string' ? err : str(body['message']);
+  let details: Record<string, unknown> | undefined = isObject(err) && isObject(err['details']) ? { ...err['details'] } : undefined;
+
+  let code: StoreErrorCode | undefined;
+  if (bodyCode !== undefined && bodyCode in STORE_ERROR_STATUS && STORE_ERROR_STATUS[bodyCode as StoreErrorCode] === status) {
+    code = bodyCode as StoreErrorCode;
+  } else if (status === 502) {
+    // A gateway's 502 says nothing about our content.
+    code = 'unavailable';
+  } else {
+    code = storeErrorCodeForStatus(status);
+  }
+  if (code === undefined) {
+    if (status === 401 || status === 403) {
+      code = 'unavailable';
+      message = `the host refused the credentials (HTTP ${status}): check the token${message ? `; it said: ${message}` : ''}`;
+    } else if (status === 408) code = 'timeout';
+    else if (status >= 500 || status === 429) code = 'unavailable';
+    else code = 'invalid_request';
+  }
+  if (code === 'validation_failed' && (details === undefined || !Array.isArray(details['errors']))) {
+    // Other hosts may put findings at the top level or under `validation`.
+    const v = isObject(body['validation']) ? body['validation'] : body;
+    if (Array.isArray(v['errors'])) details = { ...details, errors: v['errors'], warnings: v['warnings'] ?? [], metrics: v['metrics'] };
+  }
+  const text = message || `HTTP ${status}`;
+  return new StoreError(code, code === 'unavailable' && !message.startsWith('the host refused') ? `${what}: ${text}` : text, details ? { details } : undefined);
+}
+
+function transportError(error: unknown, what: string, timeoutMs: number): StoreError {
+  const code = errorCodeOf(error);
+  const name = (error as { name?: unknown } | null)?.name;
+  if ((code !== undefined && TIMEOUT_CODES.has(code)) || name === 'TimeoutError') {
+    return new StoreError('timeout', `${what}: no answer within ${timeoutMs} ms`, { cause: error, details: { transport: code ?? 'timeout' } });
+  }
+  const reason =
+    code === 'ECONNREFUSED'
+      ? 'connection refused; is the server running?'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'host name not found'
+        : code?.startsWith('ERR_TLS') || code?.includes('CERT')
+          ? `TLS failure (${code}); pass the host's CA certificate`
+          : `connection failed (${code ?? 'network error'})`;
+  return new StoreError('unavailable', `${what}: ${reason}`, { cause: error, details: { transport: code ?? 'network' } });
+}
+
+/**
+ * Opens a store over a V1 admin API at `url` (ending with its mount path, e.g.
+ * `http://127.0.0.1:8080/api/v1/skills`). Reads `GET …/schema` once to check the
+ * host and learn its limits. Credentials in the URL's user-info become Basic auth
+ * and are removed from the description.
+ */
+export async function openHttpStore(url: string, options: HttpStoreOptions = {}): Promise<SkillStore> {
+  let base: URL;
+  try {
+    base = new URL(url);
+  } catch {
+    throw new StoreError('invalid_request', 'invalid admin API URL: expected http(s)://host[:port]/…/api/v1/skills');
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') {
+    throw new StoreError('invalid_request', `invalid admin API URL scheme ${base.protocol}: use http:// or https://`);
+  }
+  if (base.search || base.hash) throw new StoreError('invalid_request', 'the admin API URL must not carry a query or fragment');
+  let auth: string | undefined;
+  const token = options.token ?? process.env[TOKEN_ENV];
+  if (token !== undefined && token.length > 0) auth = `Bearer ${token}`;
+  else if (base.username || base.password) {
+    auth = `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`;
+  }
+  base.username = '';
+  base.password = '';
+  const store = new HttpStore(base, options, auth);
+  try {
+    await store.probe();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
+}

@@ -1,0 +1,67 @@
+/**
+ * Seeding of a fresh default registry with the example workspace, so a first run
+ * has skills to list, select and evaluate. Identity comes from the path
+ * `…/<namespace>/<name>.json`, as the guide's example setup script derives it.
+ */
+import { readFile, readdir } from 'node:fs/promises';
+import { basename, dirname, join, relative } from 'node:path';
+import { isStoreError } from './errors';
+import { isSlug } from './publication';
+import type { SkillStore } from './types';
+
+/** Outcome of {@link seedExamples}: what was published and what was skipped, with why. */
+export interface SeedReport {
+  published: { namespace: string; name: string; version: number; file: string }[];
+  skipped: { file: string; code: string; message: string }[];
+}
+
+async function walk(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const files: string[] = [];
+  for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) files.push(...(await walk(path)));
+    else if (entry.isFile() && entry.name.endsWith('.json')) files.push(path);
+  }
+  return files;
+}
+
+/**
+ * Publishes every `<namespace>/<name>.json` below `dir` with the create precondition
+ * and a deterministic Idempotency-Key. Never throws for one bad file: invalid or
+ * already existing packages are reported in `skipped`. A missing `dir` seeds nothing.
+ */
+export async function seedExamples(store: SkillStore, dir: string): Promise<SeedReport> {
+  const report: SeedReport = { published: [], skipped: [] };
+  for (const file of await walk(dir)) {
+    const rel = relative(dir, file);
+    const id = { namespace: basename(dirname(file)), name: basename(file, '.json') };
+    if (!isSlug(id.namespace) || !isSlug(id.name)) {
+      report.skipped.push({ file: rel, code: 'invalid_request', message: 'path is not <namespace>/<name>.json with slug names' });
+      continue;
+    }
+    try {
+      const body = await readFile(file, 'utf8');
+      const result = await store.publish({
+        id,
+        body,
+        precondition: { kind: 'create' },
+        idempotencyKey: `skillbench-seed:${id.namespace}/${id.name}`,
+        actor: 'skillbench-seed',
+      });
+      report.published.push({ ...id, version: result.version, file: rel });
+    } catch (error) {
+      if (!isStoreError(error)) {
+        report.skipped.push({ file: rel, code: 'unreadable', message: error instanceof Error ? error.message : String(error) });
+        continue;
+      }
+      report.skipped.push({ file: rel, code: error.code, message: error.message });
+    }
+  }
+  return report;
+}

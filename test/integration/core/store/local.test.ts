@@ -1,0 +1,235 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreError } from '../../../../core/store/errors';
+import { openLocalStore } from '../../../../core/store/local';
+import type { SkillStore } from '../../../../core/store/types';
+import type { SkillId } from '../../../../core/package/types';
+import { describeStoreConformance } from './conformance';
+import { samplePackage } from './samplePackage';
+
+const PUBLISHER = fileURLToPath(new URL('./fixtures/publisher.ts', import.meta.url));
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'skillbench-local-'));
+}
+
+/** Damages a stored revision the way a bad disk or a hand edit would. */
+async function corruptVersion(dir: string, id: SkillId, version: number): Promise<void> {
+  const path = join(dir, 'skills', id.namespace, id.name, 'versions', `${version}.json`);
+  const file = JSON.parse(await readFile(path, 'utf8')) as { package: { planning_instructions: string[]; resources: { content: string }[] } };
+  file.package.planning_instructions = file.package.planning_instructions.map((s) => `${s} (tampered)`);
+  for (const r of file.package.resources) r.content = `${r.content} (tampered)`;
+  await writeFile(path, JSON.stringify(file));
+}
+
+describeStoreConformance('local', async ({ audit }) => {
+  const dir = await tempDir();
+  const store = await openLocalStore(dir, { audit });
+  return {
+    store,
+    corrupt: (id, version) => corruptVersion(dir, id, version),
+    cleanup: async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+const body = (seed: string) => JSON.stringify(samplePackage(seed));
+
+function runPublisher(
+  dir: string,
+  id: SkillId,
+  count: number | 'forever',
+): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; progressed: Promise<void>; kill(): void } {
+  const child = spawn(process.execPath, ['--import', 'tsx', PUBLISHER, dir, id.namespace, id.name, count === 'forever' ? '--forever' : String(count)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  let onProgress: () => void = () => undefined;
+  const progressed = new Promise<void>((resolve) => (onProgress = resolve));
+  child.stdout.on('data', (c) => {
+    stdout += String(c);
+    if (stdout.includes('published ')) onProgress();
+  });
+  child.stderr.on('data', (c) => (stderr += String(c)));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => {
+      onProgress();
+      resolve({ code, stdout, stderr });
+    }),
+  );
+  return { done, progressed, kill: () => child.kill('SIGKILL') };
+}
+
+/** Every committed revision is readable and verifies; history is contiguous; the catalog agrees with the state. */
+async function expectConsistent(store: SkillStore, id: SkillId): Promise<number> {
+  const published = await store.getPublished(id);
+  const page = await store.listVersions(id, { limit: 100 });
+  const numbers = page.versions.map((v) => v.version);
+  expect(numbers).toEqual(Array.from({ length: published.version }, (_, i) => published.version - i));
+  for (const v of page.versions) {
+    const manifest = await store.getManifest({ ...id, version: v.version, manifest_hash: v.manifest_hash });
+    expect(manifest.resources).toHaveLength(1);
+  }
+  const [entry] = await store.listMetadata({ namespace: id.namespace });
+  expect(entry).toMatchObject({ ...id, version: published.version, manifest_hash: published.manifest_hash });
+  return published.version;
+}
+
+describe('local registry', () => {
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+  });
+  async function fresh(): Promise<string> {
+    const d = await tempDir();
+    dirs.push(d);
+    return d;
+  }
+
+  it('keeps the documented layout and leaves no temp files behind', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir);
+    const id = { namespace: 'travel', name: 'weather' };
+    const r1 = await store.publish({ id, body: body('one'), precondition: { kind: 'create' }, idempotencyKey: 'k1' });
+    await store.publish({ id, body: body('two'), precondition: { kind: 'if-match', etag: r1.etag }, idempotencyKey: 'k2' });
+    const skill = join(dir, 'skills', 'travel', 'weather');
+    expect(existsSync(join(dir, 'registry.json'))).toBe(true);
+    expect((await readdir(join(skill, 'versions'))).sort()).toEqual(['1.json', '2.json']);
+    expect(await readdir(join(skill, 'idempotency'))).toHaveLength(2);
+    const state = JSON.parse(await readFile(join(skill, 'state.json'), 'utf8')) as { published: number; next_version: number };
+    expect(state).toMatchObject({ published: 2, next_version: 3 });
+    const catalog = await readdir(join(dir, 'catalog'));
+    expect(catalog).toHaveLength(1);
+    const audit = (await readFile(join(dir, 'audit.jsonl'), 'utf8')).trim().split('\n');
+    expect(audit).toHaveLength(2);
+    const all = [...(await readdir(dir)), ...(await readdir(skill)), ...(await readdir(join(skill, 'versions'))), ...catalog];
+    expect(all.filter((n) => n.endsWith('.tmp') || n === 'lock')).toEqual([]);
+    await store.close();
+  });
+
+  it('refuses a non-empty folder that is not a registry, and reopens its own', async () => {
+    const dir = await fresh();
+    await writeFile(join(dir, 'notes.txt'), 'not a registry');
+    const error = await openLocalStore(dir).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect((error as StoreError).code).toBe('invalid_request');
+    const own = await fresh();
+    const a = await openLocalStore(own);
+    await a.publish({ id: { namespace: 'a', name: 'b' }, body: body('x'), precondition: { kind: 'create' } });
+    const b = await openLocalStore(own);
+    expect((await b.getPublished({ namespace: 'a', name: 'b' })).version).toBe(1);
+  });
+
+  it('reports a version file that no longer parses as an integrity failure', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir);
+    const id = { namespace: 'ns', name: 'torn' };
+    const r = await store.publish({ id, body: body('torn'), precondition: { kind: 'create' } });
+    await writeFile(join(dir, 'skills', 'ns', 'torn', 'versions', '1.json'), '{"format":1,"package":{"disp');
+    const error = await store.getManifest({ ...id, version: 1, manifest_hash: r.manifest_hash }).catch((e: unknown) => e);
+    expect((error as StoreError).code).toBe('integrity_mismatch');
+  });
+
+  it('replays from committed history when the idempotency record was lost in a crash', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir);
+    const id = { namespace: 'ns', name: 'lost-record' };
+    const request = { id, body: body('lost'), precondition: { kind: 'create' as const }, idempotencyKey: 'lost-key' };
+    const first = await store.publish(request);
+    await rm(join(dir, 'skills', 'ns', 'lost-record', 'idempotency'), { recursive: true });
+    const replay = await store.publish(request);
+    expect(replay).toMatchObject({ version: 1, etag: first.etag, outcome: 'created', replayed: true, audit_recorded: false });
+    expect(replay.warnings.map((w) => w.code)).toEqual(['skill_audit_not_recorded']);
+    const other = await store.publish({ ...request, body: body('different') }).catch((e: unknown) => e);
+    expect((other as StoreError).code).toBe('conflict');
+  });
+
+  it('waits for a live lock holder and gives up with a timeout', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir, { lockTimeoutMs: 300 });
+    await writeFile(join(dir, 'lock'), JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString(), token: 'someone-else', skill: 'x/y' }));
+    const started = Date.now();
+    const error = await store.publish({ id: { namespace: 'ns', name: 'locked' }, body: body('l'), precondition: { kind: 'create' } }).catch((e: unknown) => e);
+    expect((error as StoreError).code).toBe('timeout');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(JSON.parse(await readFile(join(dir, 'lock'), 'utf8'))).toMatchObject({ token: 'someone-else' });
+  });
+
+  it('takes over a lock left by a dead process and repairs the skill it was changing', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir);
+    const id = { namespace: 'ns', name: 'crashed' };
+    const r1 = await store.publish({ id, body: body('c1'), precondition: { kind: 'create' } });
+    // What a process killed mid-publish leaves: an uncommitted version, temp files, its lock.
+    const dead = spawn(process.execPath, ['-e', '0']);
+    const deadPid = dead.pid;
+    await new Promise((r) => dead.on('close', r));
+    const skill = join(dir, 'skills', 'ns', 'crashed');
+    await writeFile(join(skill, 'versions', '2.json'), '{"torn');
+    await writeFile(join(skill, 'versions', '3.json.tmp'), 'x');
+    await writeFile(join(skill, 'state.json.tmp'), '{"half');
+    await writeFile(join(dir, 'lock'), JSON.stringify({ pid: deadPid, host: hostname(), at: new Date().toISOString(), token: 'dead', skill: 'ns/crashed' }));
+    // A mutation of another skill takes the lock over and repairs ns/crashed first.
+    await store.publish({ id: { namespace: 'ns', name: 'other' }, body: body('o'), precondition: { kind: 'create' } });
+    expect((await readdir(join(skill, 'versions'))).sort()).toEqual(['1.json']);
+    expect((await readdir(skill)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
+    const r2 = await store.publish({ id, body: body('c2'), precondition: { kind: 'if-match', etag: r1.etag } });
+    expect(r2.version).toBe(2);
+    await expectConsistent(store, id);
+  });
+
+  it('serializes publishes from two processes on one registry: no lost or duplicate revision', async () => {
+    const dir = await fresh();
+    const id = { namespace: 'multi', name: 'proc' };
+    const a = runPublisher(dir, id, 12);
+    const b = runPublisher(dir, id, 12);
+    const [ra, rb] = await Promise.all([a.done, b.done]);
+    expect(ra.code, ra.stderr).toBe(0);
+    expect(rb.code, rb.stderr).toBe(0);
+    const va = (JSON.parse(ra.stdout) as { published: number[] }).published;
+    const vb = (JSON.parse(rb.stdout) as { published: number[] }).published;
+    expect(va).toHaveLength(12);
+    expect(vb).toHaveLength(12);
+    expect([...va, ...vb].sort((x, y) => x - y)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1));
+    const store = await openLocalStore(dir);
+    expect(await expectConsistent(store, id)).toBe(24);
+    const audit = (await readFile(join(dir, 'audit.jsonl'), 'utf8')).trim().split('\n');
+    expect(audit).toHaveLength(24);
+  }, 120_000);
+
+  it('stays consistent and writable after publishers are killed mid-write', async () => {
+    const dir = await fresh();
+    const id = { namespace: 'crash', name: 'loop' };
+    let killedWhileHolding = 0;
+    for (let round = 0; round < 8; round++) {
+      const child = runPublisher(dir, id, 'forever');
+      // Once it is publishing, let it run for a varying few milliseconds, then kill it hard.
+      await child.progressed;
+      await new Promise((r) => setTimeout(r, (round * 7) % 23));
+      child.kill();
+      const exit = await child.done;
+      expect(exit.stderr).toBe('');
+      if (existsSync(join(dir, 'lock'))) killedWhileHolding += 1;
+      const store = await openLocalStore(dir);
+      const version = await expectConsistent(store, id);
+      expect(version).toBeGreaterThan(0);
+    }
+    const store = await openLocalStore(dir);
+    const before = await store.getPublished(id);
+    const next = await store.publish({ id, body: body('after-crashes'), precondition: { kind: 'if-match', etag: before.etag } });
+    expect(next.version).toBe(before.version + 1);
+    await expectConsistent(store, id);
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
+    // The kills must have hit the critical section at least once, or the test proved nothing.
+    expect(killedWhileHolding).toBeGreaterThan(0);
+  }, 180_000);
+});

@@ -1,0 +1,50 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLocalStore } from '../../../../core/store/local';
+import { seedExamples } from '../../../../core/store/seed';
+import { samplePackage } from './samplePackage';
+
+let base: string;
+beforeAll(async () => {
+  base = await mkdtemp(join(tmpdir(), 'skillbench-seed-'));
+});
+afterAll(async () => {
+  await rm(base, { recursive: true, force: true });
+});
+
+async function put(rel: string, text: string): Promise<void> {
+  await mkdir(dirname(join(base, 'examples', rel)), { recursive: true });
+  await writeFile(join(base, 'examples', rel), text);
+}
+
+describe('seedExamples', () => {
+  it('publishes every valid <namespace>/<name>.json once and reports the rest', async () => {
+    await put('agent-a/skills/packages/travel/weather.json', JSON.stringify(samplePackage('weather')));
+    await put('agent-a/skills/packages/finance/rates.json', JSON.stringify(samplePackage('rates', { domains: ['finance'] })));
+    await put('agent-b/skills/packages/travel/broken.json', JSON.stringify(samplePackage('broken', { planning_instructions: [] })));
+    await put('agent-b/skills/packages/Bad_NS/thing.json', JSON.stringify(samplePackage('bad-ns')));
+    await put('agent-b/skills/packages/travel/readme.md', 'not a package');
+    const store = await openLocalStore(join(base, 'registry'));
+
+    const report = await seedExamples(store, join(base, 'examples'));
+    expect(report.published.map((p) => `${p.namespace}/${p.name}@${p.version}`).sort()).toEqual(['finance/rates@1', 'travel/weather@1']);
+    expect(report.skipped.map((s) => [s.file.split(/[\\/]/).slice(-2).join('/'), s.code]).sort()).toEqual([
+      ['Bad_NS/thing.json', 'invalid_request'],
+      ['travel/broken.json', 'validation_failed'],
+    ]);
+    expect((await store.listMetadata()).map((m) => m.name)).toEqual(['rates', 'weather']);
+    expect((await store.listMetadata({ domain: 'finance' })).map((m) => m.name)).toEqual(['rates']);
+
+    // Seeding again changes nothing: the same key replays, creation never overwrites.
+    const again = await seedExamples(store, join(base, 'examples'));
+    expect(again.published.map((p) => p.version)).toEqual([1, 1]);
+    expect((await store.listVersions({ namespace: 'travel', name: 'weather' })).versions).toHaveLength(1);
+  });
+
+  it('seeds nothing from a missing folder', async () => {
+    const store = await openLocalStore(join(base, 'empty-registry'));
+    expect(await seedExamples(store, join(base, 'no-such-folder'))).toEqual({ published: [], skipped: [] });
+  });
+});
