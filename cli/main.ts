@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Loader> = {
   delete: () => import('./commands/delete'),
   list: () => import('./commands/list'),
   'registry serve': () => import('./commands/registryServe'),
+  select: () => import('./commands/select'),
 };
 
 /** The registered command names, sorted. */

@@ -9,6 +9,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   package: () => import('./package'),
   'store-local': () => import('./store'),
   'store-redis': () => import('./redis'),
+  selector: () => import('./selector'),
 };
 
 const only = process.argv.slice(2);
