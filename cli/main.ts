@@ -27,6 +27,7 @@ const COMMANDS: Record<string, Loader> = {
   list: () => import('./commands/list'),
   'registry serve': () => import('./commands/registryServe'),
   select: () => import('./commands/select'),
+  eval: () => import('./commands/eval'),
 };
 
 /** The registered command names, sorted. */

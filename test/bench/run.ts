@@ -10,6 +10,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   'store-local': () => import('./store'),
   'store-redis': () => import('./redis'),
   selector: () => import('./selector'),
+  evals: () => import('./evals'),
 };
 
 const only = process.argv.slice(2);

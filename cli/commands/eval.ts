@@ -1,0 +1,575 @@
+/**
+ * `skillbench eval`: activation accuracy of skills across models, through the
+ * runtime selector pipeline, with resumable runs, reports and CI gates.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { WorkbenchError } from '../../core/errors';
+import { closeSharedDispatcher, openModel, safeParseModelSpec } from '../../core/models/index';
+import type { ModelClient } from '../../core/models/types';
+import { isSlug } from '../../core/package/rules';
+import { skillKey, type SkillId, type SkillPackage } from '../../core/package/types';
+import { formatBindingIssue, parseBindings } from '../../core/selector/bindings';
+import { DEFAULT_SELECTOR_LIMITS } from '../../core/selector/limits';
+import type { SkillBinding } from '../../core/selector/types';
+import { isStoreError } from '../../core/store/errors';
+import type { SkillStore, StoredRevision } from '../../core/store/types';
+import { discoverPackages, packagesFolder } from '../../core/workspace/discover';
+import { evaluateGates, type GateOptions } from '../../evals/aggregate';
+import { AnswerCache } from '../../evals/cache';
+import { buildCatalog, createDraftOverlay, prepareDraft, type PreparedDraft } from '../../evals/catalog';
+import { writeHtmlReport, writeJsonReport, writeJunitReport, writeMarkdownReport } from '../../evals/reports/index';
+import { DEFAULT_CONCURRENCY, runEval, type EvalSkillPlan, type EvalVariantPlan, type RunProgress, type RunResult } from '../../evals/runner';
+import { buildSuite, parseExtraCases, type EvalCase } from '../../evals/suite';
+import type { EvalSummary, GateResult, RunHeader } from '../../evals/types';
+import { parse, positiveInt } from '../args';
+import { EXIT, UsageError } from '../exit';
+import { type CliIo, say } from '../io';
+import type { Command } from '../main';
+import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../store';
+
+const usage = `Usage: skillbench eval PATH_OR_ID... --model SPEC... [options]
+
+Runs labelled requests through the runtime selector for every model and
+reports activation accuracy per skill. PATH_OR_ID is a package file (a draft;
+its identity comes from .../<namespace>/<name>.json and extra cases from the
+sibling skills/evals/<namespace>/<name>.json), a workspace folder (every
+package in it), or <namespace>/<name> (the published revision in --from).
+
+The run is recorded in a folder (default .skillbench/runs/<config_hash>/) one
+cell at a time; running the same command again resumes it, redoing nothing.
+
+  --model SPEC             model to evaluate, repeatable (openai:fast, baseline:lexical, ...)
+  --from CONN              store holding the catalog and published revisions
+                           (default: the local registry, seeded with the examples)
+  --bindings FILE          the agent's TRUVAG3_SKILL_BINDINGS_JSON list; default: every
+                           skill of the skill's namespace as an optional auto binding
+  --repeats N              runs of each case per model (default 1; seeds 0..N-1)
+  --concurrency N          calls in flight per provider (default ${DEFAULT_CONCURRENCY}); halved on rate limits
+  --timeout MS             per-attempt model timeout in milliseconds (default 60000)
+  --out DIR                run folder (default .skillbench/runs/<config_hash>)
+  --no-cache               do not answer from or write to the answer cache (.skillbench/cache)
+  --compare-published      also run each draft's published revision and compare them
+  --json F                 JSON report to file F ('-' or no value: stdout)
+  --junit F                JUnit XML report
+  --markdown F             Markdown report
+  --html F                 standalone HTML report
+  --min-accuracy X         fail (exit 1) when a skill's accuracy is below X (0..1)
+  --min-recall X           fail when recall is below X
+  --min-precision X        fail when precision is below X
+  --fail-on-regression     fail when a draft is worse than its published revision
+                           (implies --compare-published; see docs/eval-runs.md)
+
+Exit codes: 0 ok, 1 gate failed or invalid input package, 2 usage, 5 skill not
+found, 6 every cell of a model errored (model unavailable), 130 interrupted.`;
+
+/** Exit code of an interrupted run (128 + SIGINT). */
+const EXIT_INTERRUPTED = 130;
+const PROGRESS_LINE_MS = 5_000;
+const PROGRESS_TTY_MS = 100;
+
+/** `--json` with no value (end of arguments or another flag next) means stdout. */
+function normalizeArgs(args: string[]): string[] {
+  const out: string[] = [];
+  args.forEach((arg, i) => {
+    out.push(arg);
+    const next = args[i + 1];
+    if (arg === '--json' && (next === undefined || next.startsWith('--'))) out.push('-');
+  });
+  return out;
+}
+
+function fraction(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${flag} must be a number from 0 to 1, got '${value}'`);
+  return n;
+}
+
+/** A draft package file to evaluate. */
+interface DraftTarget {
+  kind: 'draft';
+  id: SkillId;
+  /** The path as shown to the user (relative to the working directory). */
+  file: string;
+  abs: string;
+  extras?: string;
+}
+
+/** A published revision to evaluate. */
+interface StoredTarget {
+  kind: 'stored';
+  id: SkillId;
+  extras?: string;
+}
+
+type Target = DraftTarget | StoredTarget;
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `<root>/evals/<ns>/<name>.json` when `packagesDir` is a `.../packages` folder and the file exists. */
+async function extrasFor(packagesDir: string, id: SkillId): Promise<string | undefined> {
+  if (basename(packagesDir) !== 'packages') return undefined;
+  const file = join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
+  return (await exists(file)) ? file : undefined;
+}
+
+async function resolveTargets(args: string[], io: CliIo): Promise<Target[]> {
+  const targets: Target[] = [];
+  const display = (abs: string) => relative(io.cwd, abs) || '.';
+  for (const arg of args) {
+    const abs = resolve(io.cwd, arg);
+    let kind: 'file' | 'dir' | undefined;
+    try {
+      const s = await stat(abs);
+      kind = s.isDirectory() ? 'dir' : 'file';
+    } catch {
+      kind = undefined;
+    }
+    if (kind === 'dir') {
+      const found = await discoverPackages(abs);
+      const folder = await packagesFolder(abs);
+      for (const f of found) {
+        if (f.problem) {
+          say(io, `skillbench eval: ${display(f.file)}: ${f.problem.message} (skipped)`);
+          continue;
+        }
+        const extras = await extrasFor(folder, f.id!);
+        targets.push({ kind: 'draft', id: f.id!, file: display(f.file), abs: f.file, ...(extras && { extras }) });
+      }
+      if (!found.some((f) => f.id)) throw new UsageError(`${arg} holds no package (<namespace>/<name>.json or skills/packages/<namespace>/<name>.json)`);
+      continue;
+    }
+    if (kind === 'file') {
+      const namespace = basename(dirname(abs));
+      const name = basename(abs).replace(/\.json$/, '');
+      if (!abs.endsWith('.json') || !isSlug(namespace) || !isSlug(name)) {
+        throw new UsageError(`${arg}: a package file must be .../<namespace>/<name>.json with slug names, to give its identity`);
+      }
+      const id = { namespace, name };
+      const extras = await extrasFor(dirname(dirname(abs)), id);
+      targets.push({ kind: 'draft', id, file: display(abs), abs, ...(extras && { extras }) });
+      continue;
+    }
+    const parts = arg.split('/');
+    if (parts.length === 2 && isSlug(parts[0]!) && isSlug(parts[1]!)) {
+      const id = { namespace: parts[0]!, name: parts[1]! };
+      const local = join(io.cwd, 'skills', 'evals', id.namespace, `${id.name}.json`);
+      targets.push({ kind: 'stored', id, ...((await exists(local)) && { extras: local }) });
+      continue;
+    }
+    throw new UsageError(`${arg}: no such file or folder, and not a <namespace>/<name> identity`);
+  }
+  const seen = new Set<string>();
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    if (seen.has(key)) throw new UsageError(`${key} is given twice`);
+    seen.add(key);
+  }
+  return targets;
+}
+
+async function readBindingsFile(file: string, io: CliIo): Promise<SkillBinding[]> {
+  let text: string;
+  try {
+    text = await readFile(resolve(io.cwd, file), 'utf8');
+  } catch (error) {
+    throw new UsageError(`--bindings: cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  const result = parseBindings(text, { maxBindings: DEFAULT_SELECTOR_LIMITS.maxBindings });
+  if (!result.ok) throw new UsageError(`invalid bindings:\n${result.issues.map((i) => `  ${file}: ${formatBindingIssue(i)}`).join('\n')}`);
+  return result.bindings;
+}
+
+async function getPublished(store: SkillStore, id: SkillId): Promise<StoredRevision | undefined> {
+  try {
+    return await store.getPublished(id);
+  } catch (error) {
+    if (isStoreError(error, 'not_found')) return undefined;
+    throw error;
+  }
+}
+
+function duration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** Progress on stderr: a redrawn bar on a terminal, a plain line every few seconds otherwise. */
+class ProgressDisplay {
+  private readonly started = performance.now();
+  private last = 0;
+  private drawn = false;
+
+  constructor(
+    private readonly io: CliIo,
+    private progress: RunProgress,
+  ) {}
+
+  update(progress: RunProgress, force = false): void {
+    this.progress = progress;
+    const now = performance.now();
+    const every = this.io.isTTY ? PROGRESS_TTY_MS : PROGRESS_LINE_MS;
+    if (!force && now - this.last < every) return;
+    this.last = now;
+    const p = progress;
+    const elapsed = (now - this.started) / 1000;
+    const rate = elapsed > 0 ? p.executed / elapsed : 0;
+    const eta = rate > 0 ? (p.total - p.done) / rate : Infinity;
+    const text = `${p.done}/${p.total} cells, ${rate.toFixed(1)}/s, ETA ${p.done === p.total ? '0s' : duration(eta)}, ${p.errors} error${p.errors === 1 ? '' : 's'}`;
+    if (this.io.isTTY) {
+      const width = 24;
+      const filled = p.total === 0 ? width : Math.round((p.done / p.total) * width);
+      this.io.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}\u001b[K`);
+      this.drawn = true;
+    } else {
+      say(this.io, `eval: ${text}`);
+    }
+  }
+
+  /** Ends the bar's line so the next message starts clean. */
+  close(): void {
+    if (this.drawn) this.io.stderr.write('\n');
+    this.drawn = false;
+  }
+
+  /** Prints a message above the bar. */
+  note(line: string): void {
+    if (this.drawn) this.io.stderr.write('\r\u001b[K');
+    say(this.io, line);
+    this.drawn = false;
+    this.update(this.progress, true);
+  }
+}
+
+const rate = (x: number | null) => (x === null ? '  n/a' : x.toFixed(3));
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
+}
+
+function printSummary(io: CliIo, header: RunHeader, summary: EvalSummary, gates: GateResult[]): void {
+  const rows: string[][] = [['model', 'skill', 'variant', 'cells', 'acc', 'prec', 'recall', 'F1', 'TP', 'FP', 'TN', 'FN', 'err', 'inv', 'flaky']];
+  for (const m of summary.models) {
+    for (const s of m.skills) {
+      rows.push([m.model, s.skill, s.variant, String(s.cells), rate(s.accuracy), rate(s.precision), rate(s.recall), rate(s.f1), String(s.tp), String(s.fp), String(s.tn), String(s.fn), String(s.errors), String(s.invalid), String(s.flaky_cases.length)]);
+    }
+  }
+  say(io, '');
+  for (const line of table(rows)) say(io, line);
+  say(io, '');
+  for (const m of summary.models) {
+    const cost = m.cost_usd === null ? 'cost unknown' : `cost $${m.cost_usd.toFixed(4)}`;
+    const latency = m.latency_p50_ms === null ? 'no answers' : `latency p50 ${m.latency_p50_ms} ms, p95 ${m.latency_p95_ms} ms`;
+    say(io, `${m.model}${m.isBaseline ? ' (baseline, not a language model)' : ''}: ${latency}, tokens ${m.input_tokens} in / ${m.output_tokens} out, ${cost}, ${m.cached ?? 0} cached, ${m.errors} error${m.errors === 1 ? '' : 's'}`);
+    for (const s of m.skills) {
+      const stolen = Object.entries(s.stolen_by ?? {});
+      if (stolen.length > 0) say(io, `  ${s.skill} (${s.variant}) missed requests went to: ${stolen.map(([k, n]) => `${k} (${n})`).join(', ')}`);
+      if (s.resource_accuracy !== null) say(io, `  ${s.skill} (${s.variant}) resource selection: ${rate(s.resource_accuracy)} over ${s.resource_cases} case${s.resource_cases === 1 ? '' : 's'}`);
+    }
+  }
+  for (const c of summary.comparisons) {
+    const who = c.kind === 'variant' ? `${c.model} ${c.skill}` : `${c.skill} (${c.variant})`;
+    const verdict = c.test.significant ? 'significant' : 'not significant';
+    say(io, `compare ${who}: ${c.a} ${rate(c.accuracy_a)} vs ${c.b} ${rate(c.accuracy_b)} on ${c.pairs ?? 0} pairs, McNemar p=${c.test.pValue.toPrecision(3)} (${verdict})`);
+  }
+  for (const [key, catalog] of Object.entries(header.catalogs)) {
+    if (catalog.tokens > catalog.budget) say(io, `warning: catalog ${key} is ${catalog.tokens} estimated tokens, above its budget of ${catalog.budget}: the selector skips automatic activation`);
+  }
+  for (const g of gates) say(io, `gate ${g.gate}: ${g.passed ? 'pass' : 'FAIL'}: ${g.message}`);
+}
+
+interface Plans {
+  skills: EvalSkillPlan[];
+  warnings: string[];
+}
+
+/** Builds the skills, variants and catalogs of the run. Returns an exit code when the input is invalid. */
+async function plan(
+  targets: Target[],
+  store: SkillStore,
+  io: CliIo,
+  options: { bindings?: SkillBinding[]; bindingsFile?: string; comparePublished: boolean; source: string },
+): Promise<Plans | number> {
+  let invalid = false;
+  const drafts: PreparedDraft[] = [];
+  const packages = new Map<string, SkillPackage>();
+  const stored = new Map<string, StoredRevision>();
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    if (t.kind === 'draft') {
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(t.abs);
+      } catch (error) {
+        throw new UsageError(`cannot read ${t.file}: ${(error as Error).message}`);
+      }
+      const prepared = await prepareDraft(t.id, bytes, { file: t.file });
+      if (!prepared.ok) {
+        say(io, `skillbench eval: ${t.file} is not a valid package:`);
+        for (const f of prepared.errors) say(io, formatFinding(t.file, f));
+        invalid = true;
+        continue;
+      }
+      drafts.push(prepared.draft);
+      packages.set(key, prepared.draft.package);
+    } else {
+      const revision = await store.getPublished(t.id);
+      stored.set(key, revision);
+      packages.set(key, revision.package);
+    }
+  }
+  const cases = new Map<string, EvalCase[]>();
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    const pkg = packages.get(key);
+    if (!pkg) continue;
+    let extras: EvalCase[] = [];
+    if (t.extras) {
+      const shown = relative(io.cwd, t.extras) || t.extras;
+      const parsed = parseExtraCases(t.id, await readFile(t.extras, 'utf8'), pkg);
+      const errors = parsed.findings.filter((f) => f.severity === 'error');
+      if (errors.length > 0) {
+        say(io, `skillbench eval: ${shown} has invalid cases:`);
+        for (const f of errors) say(io, formatFinding(shown, f));
+        invalid = true;
+        continue;
+      }
+      extras = parsed.cases;
+    }
+    const suite = buildSuite(t.id, pkg, extras);
+    if (suite.cases.length === 0) {
+      say(io, `skillbench eval: ${key} has no activation examples and no extra cases to evaluate`);
+      invalid = true;
+      continue;
+    }
+    cases.set(key, suite.cases);
+  }
+  if (invalid) return EXIT.invalid;
+
+  const warnings: string[] = [];
+  const overlay = await createDraftOverlay(store, drafts, { revisions: store });
+  const draftKeys = new Set(drafts.map((d) => skillKey(d.id)));
+  const skills: EvalSkillPlan[] = [];
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    const variants: EvalVariantPlan[] = [];
+    const add = async (label: string, registry: typeof overlay, draftSet: Set<string>, info: Omit<EvalVariantPlan['info'], 'label' | 'skill'>) => {
+      const catalog = await buildCatalog({
+        registry,
+        skill: t.id,
+        ...(options.bindings && { bindings: options.bindings }),
+        drafts: draftSet,
+        source: options.source,
+        ...(options.bindingsFile !== undefined && { bindingsFile: options.bindingsFile }),
+      });
+      for (const w of catalog.warnings) warnings.push(`catalog of ${key} (${label}): ${w}`);
+      variants.push({ info: { label, skill: key, ...info }, registry: catalog.registry, bindings: catalog.bindings, catalog: catalog.record });
+    };
+    if (t.kind === 'draft') {
+      const draft = drafts.find((d) => skillKey(d.id) === key)!;
+      await add('draft', overlay, draftKeys, { version: 'draft', manifest_hash: draft.manifest_hash, file: t.file });
+      if (options.comparePublished) {
+        const published = await getPublished(store, t.id);
+        if (!published) {
+          warnings.push(`${key} has no published revision in ${options.source}: nothing to compare the draft with`);
+        } else {
+          const others = drafts.filter((d) => skillKey(d.id) !== key);
+          const without = await createDraftOverlay(store, others, { versions: overlay.draftVersions });
+          await add('published', without, new Set([...draftKeys].filter((k) => k !== key)), { version: published.version, manifest_hash: published.manifest_hash });
+        }
+      }
+    } else {
+      const revision = stored.get(key)!;
+      await add('published', overlay, draftKeys, { version: revision.version, manifest_hash: revision.manifest_hash });
+    }
+    skills.push({ skill: key, cases: cases.get(key)!, variants });
+  }
+  return { skills, warnings };
+}
+
+async function writeReports(io: CliIo, result: RunResult, files: { json?: string; junit?: string; markdown?: string; html?: string }): Promise<void> {
+  const { header, summary, cellsFile, runDir } = result;
+  const at = (f: string) => resolve(io.cwd, f);
+  if (files.json !== undefined) {
+    if (files.json === '-') {
+      const file = join(runDir, 'report.json');
+      await writeJsonReport(file, header, summary, cellsFile);
+      await pipeline(createReadStream(file), io.stdout, { end: false });
+    } else {
+      await writeJsonReport(at(files.json), header, summary, cellsFile);
+      say(io, `JSON report: ${files.json}`);
+    }
+  }
+  if (files.junit !== undefined) {
+    await writeJunitReport(at(files.junit), header, summary, cellsFile);
+    say(io, `JUnit report: ${files.junit}`);
+  }
+  if (files.markdown !== undefined) {
+    await writeMarkdownReport(at(files.markdown), header, summary);
+    say(io, `Markdown report: ${files.markdown}`);
+  }
+  if (files.html !== undefined) {
+    await writeHtmlReport(at(files.html), header, summary, cellsFile);
+    say(io, `HTML report: ${files.html}`);
+  }
+}
+
+async function run(rawArgs: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(normalizeArgs(rawArgs), {
+    model: { type: 'string', multiple: true },
+    from: { type: 'string' },
+    bindings: { type: 'string' },
+    repeats: { type: 'string' },
+    concurrency: { type: 'string' },
+    timeout: { type: 'string' },
+    out: { type: 'string' },
+    'no-cache': { type: 'boolean' },
+    'compare-published': { type: 'boolean' },
+    json: { type: 'string' },
+    junit: { type: 'string' },
+    markdown: { type: 'string' },
+    html: { type: 'string' },
+    'min-accuracy': { type: 'string' },
+    'min-recall': { type: 'string' },
+    'min-precision': { type: 'string' },
+    'fail-on-regression': { type: 'boolean' },
+  });
+  if (positionals.length === 0) throw new UsageError('give at least one package file, workspace folder or <namespace>/<name>');
+  const specs = values.model ?? [];
+  if (specs.length === 0) throw new UsageError('give at least one --model SPEC (for example --model baseline:lexical)');
+  if (new Set(specs).size !== specs.length) throw new UsageError('--model: the same spec is given twice');
+  for (const spec of specs) {
+    const parsed = safeParseModelSpec(spec);
+    if (!parsed.success) throw new UsageError(parsed.error.message);
+  }
+  const repeats = positiveInt(values.repeats, '--repeats') ?? 1;
+  const concurrency = positiveInt(values.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
+  const timeoutMs = positiveInt(values.timeout, '--timeout') ?? 60_000;
+  const gates: GateOptions = {};
+  const minAccuracy = fraction(values['min-accuracy'], '--min-accuracy');
+  const minRecall = fraction(values['min-recall'], '--min-recall');
+  const minPrecision = fraction(values['min-precision'], '--min-precision');
+  if (minAccuracy !== undefined) gates.minAccuracy = minAccuracy;
+  if (minRecall !== undefined) gates.minRecall = minRecall;
+  if (minPrecision !== undefined) gates.minPrecision = minPrecision;
+  if (values['fail-on-regression']) gates.failOnRegression = true;
+  const comparePublished = values['compare-published'] === true || values['fail-on-regression'] === true;
+  for (const flag of ['json', 'junit', 'markdown', 'html'] as const) {
+    const v = values[flag];
+    if (v !== undefined && v.trim() === '') throw new UsageError(`--${flag} needs a file name`);
+    if (v === '-' && flag !== 'json') throw new UsageError(`--${flag} writes a file; only --json can go to stdout`);
+  }
+  const targets = await resolveTargets(positionals, io);
+  const bindings = values.bindings !== undefined ? await readBindingsFile(values.bindings, io) : undefined;
+  const source = connectionLabel(values.from, io);
+
+  let store: SkillStore | undefined;
+  const models: ModelClient[] = [];
+  const stop = new AbortController();
+  const hard = new AbortController();
+  let interrupts = 0;
+  let display: ProgressDisplay | undefined;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      stop.abort();
+      const line = 'interrupted: finishing the cells in flight (press Ctrl-C again to abort them)';
+      if (display) display.note(line);
+      else say(io, line);
+    } else hard.abort();
+  };
+  try {
+    store = await openCliStore(values.from, io);
+    const plans = await plan(targets, store, io, {
+      ...(bindings && { bindings, bindingsFile: values.bindings! }),
+      comparePublished,
+      source,
+    });
+    if (typeof plans === 'number') return plans;
+    for (const w of plans.warnings) say(io, `warning: ${w}`);
+    for (const spec of specs) models.push(await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } }));
+    const cache = values['no-cache'] ? undefined : new AnswerCache(join(io.cwd, '.skillbench', 'cache'));
+
+    process.on('SIGINT', onSigint);
+    const result = await runEval(
+      {
+        models,
+        skills: plans.skills,
+        repeats,
+        concurrency,
+        cwd: io.cwd,
+        ...(values.out !== undefined && { runDir: resolve(io.cwd, values.out) }),
+        ...(cache && { cache }),
+        stopSignal: stop.signal,
+        signal: hard.signal,
+      },
+      {
+        onStart({ header, runDir, progress, tornLine }) {
+          const shown = relative(io.cwd, runDir) || runDir;
+          const what = `${header.models.length} model${header.models.length === 1 ? '' : 's'} x ${header.cases.length} case${header.cases.length === 1 ? '' : 's'} x ${repeats} repeat${repeats === 1 ? '' : 's'} (${progress.total} cells)`;
+          say(io, progress.resumed > 0 ? `resuming run ${header.config_hash} in ${shown}: ${progress.resumed} of ${progress.total} cells already recorded` : `run ${header.config_hash}: ${what} in ${shown}`);
+          if (tornLine) say(io, 'the last cell of the previous attempt was cut off mid-write; it will be redone');
+          display = new ProgressDisplay(io, progress);
+        },
+        onCell(_cell, progress) {
+          display?.update(progress, progress.done === progress.total);
+        },
+        onRateLimit({ provider, concurrency: now, waitMs }) {
+          display?.note(`rate limited by ${provider}: concurrency now ${now}, retrying in ${Math.round(waitMs)} ms`);
+        },
+      },
+    );
+    display?.close();
+    if (!result.complete) {
+      const shown = relative(io.cwd, result.runDir) || result.runDir;
+      say(io, `interrupted: ${result.progress.done} of ${result.progress.total} cells recorded in ${shown}; run the same command again to resume`);
+      return EXIT_INTERRUPTED;
+    }
+    const gateResults = evaluateGates(result.summary, gates);
+    const summary: EvalSummary = { ...result.summary, gates: gateResults };
+    printSummary(io, result.header, summary, gateResults);
+    if (result.cache && (result.cache.hits > 0 || result.cache.misses > 0)) say(io, `answer cache: ${result.cache.hits} hit${result.cache.hits === 1 ? '' : 's'}, ${result.cache.misses} miss${result.cache.misses === 1 ? '' : 'es'}`);
+    await writeReports(io, { ...result, summary }, {
+      ...(values.json !== undefined && { json: values.json }),
+      ...(values.junit !== undefined && { junit: values.junit }),
+      ...(values.markdown !== undefined && { markdown: values.markdown }),
+      ...(values.html !== undefined && { html: values.html }),
+    });
+    const unavailable = summary.models.filter((m) => m.cells > 0 && m.errors === m.cells);
+    if (unavailable.length > 0) {
+      say(io, `skillbench eval: model unavailable (every cell errored): ${unavailable.map((m) => m.model).join(', ')}`);
+      return EXIT.unavailable;
+    }
+    if (gateResults.some((g) => !g.passed)) {
+      say(io, `skillbench eval: ${gateResults.filter((g) => !g.passed).length} gate${gateResults.filter((g) => !g.passed).length === 1 ? '' : 's'} failed`);
+      return EXIT.invalid;
+    }
+    return EXIT.ok;
+  } catch (error) {
+    display?.close();
+    if (error instanceof WorkbenchError && error.code === 'invalid_request') throw new UsageError(error.message);
+    return reportFailure(io, 'eval', error, { json: false });
+  } finally {
+    process.off('SIGINT', onSigint);
+    await Promise.allSettled(models.map((m) => m.close?.()));
+    await store?.close();
+    await closeSharedDispatcher();
+  }
+}
+
+/** The `eval` command. */
+export const command: Command = { summary: 'Evaluate skill activation accuracy across models (resumable, CI gates)', usage, run };

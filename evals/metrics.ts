@@ -1,0 +1,168 @@
+/**
+ * Activation metrics of an evaluation: confusion counts, accuracy, precision,
+ * recall and F1 per model and skill, trigger rates and flaky cases, latency
+ * percentiles, and the exact McNemar test for paired comparisons.
+ *
+ * Errors (transport failures, timeouts) and invalid selector answers are their
+ * own outcomes: they are counted apart and never folded into "not activated",
+ * so a flaky endpoint cannot masquerade as a precise skill.
+ */
+
+/** What one call of the selector pipeline produced for one case. */
+export type CellOutcome = 'activated' | 'not_activated' | 'error';
+
+/** The label of a case: should the skill under test activate? */
+export type Expectation = 'activate' | 'not_activate';
+
+/** The minimal view of one evaluated cell the metrics need. */
+export interface ScoredCell {
+  expected: Expectation;
+  outcome: CellOutcome;
+  /** The selector returned an answer it had to reject (counted inside its outcome too). */
+  invalid?: boolean;
+}
+
+/** Confusion counts plus the outcomes kept apart. */
+export interface Confusion {
+  tp: number;
+  fp: number;
+  tn: number;
+  fn: number;
+  /** Cells that ended in a transport/model error or timeout: excluded from the rates. */
+  errors: number;
+  /** Cells whose model answer was rejected by strict decoding or revalidation. */
+  invalid: number;
+}
+
+/** Rates derived from a {@link Confusion}; `null` where the denominator is zero. */
+export interface Rates {
+  accuracy: number | null;
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+}
+
+/** Counts the confusion matrix of `cells`. */
+export function confusion(cells: Iterable<ScoredCell>): Confusion {
+  const c: Confusion = { tp: 0, fp: 0, tn: 0, fn: 0, errors: 0, invalid: 0 };
+  for (const cell of cells) addToConfusion(c, cell);
+  return c;
+}
+
+/** Adds one cell to a running confusion (for streaming aggregation). */
+export function addToConfusion(c: Confusion, cell: ScoredCell): void {
+  if (cell.invalid) c.invalid++;
+  if (cell.outcome === 'error') {
+    c.errors++;
+    return;
+  }
+  const activated = cell.outcome === 'activated';
+  if (cell.expected === 'activate') {
+    if (activated) c.tp++;
+    else c.fn++;
+  } else if (activated) c.fp++;
+  else c.tn++;
+}
+
+function ratio(numerator: number, denominator: number): number | null {
+  return denominator === 0 ? null : numerator / denominator;
+}
+
+/** Accuracy, precision, recall and F1 of a confusion matrix. */
+export function rates(c: Confusion): Rates {
+  const precision = ratio(c.tp, c.tp + c.fp);
+  const recall = ratio(c.tp, c.tp + c.fn);
+  const f1 = precision === null || recall === null || precision + recall === 0 ? (c.tp + c.fp + c.fn > 0 ? 0 : null) : (2 * precision * recall) / (precision + recall);
+  return { accuracy: ratio(c.tp + c.tn, c.tp + c.tn + c.fp + c.fn), precision, recall, f1 };
+}
+
+/** How often one case triggered across its repeats (errors excluded from n). */
+export interface TriggerRate {
+  /** Activations among the repeats that produced an answer. */
+  k: number;
+  /** Repeats that produced an answer. */
+  n: number;
+  errors: number;
+  /** Neither always nor never: the model disagrees with itself on this case. */
+  flaky: boolean;
+}
+
+/** The trigger rate of one case's repeats. */
+export function triggerRate(outcomes: Iterable<CellOutcome>): TriggerRate {
+  let k = 0;
+  let n = 0;
+  let errors = 0;
+  for (const o of outcomes) {
+    if (o === 'error') errors++;
+    else {
+      n++;
+      if (o === 'activated') k++;
+    }
+  }
+  return { k, n, errors, flaky: k > 0 && k < n };
+}
+
+/**
+ * Nearest-rank percentile (p in (0, 100]) of `values`; null when empty.
+ * Nearest-rank always returns an observed value, so a reported p95 latency is
+ * the latency of a real call.
+ */
+export function percentile(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
+}
+
+/** Result of an exact McNemar test on paired binary outcomes. */
+export interface McNemarResult {
+  /** Pairs where A was right and B wrong. */
+  aOnly: number;
+  /** Pairs where B was right and A wrong. */
+  bOnly: number;
+  /** Pairs where both agreed (right or wrong): they carry no evidence. */
+  concordant: number;
+  /** Two-sided exact p-value (binomial, p = 0.5, on the discordant pairs). */
+  pValue: number;
+  /** p < alpha. */
+  significant: boolean;
+  alpha: number;
+}
+
+/**
+ * log of n choose k, by summing logs: exact enough for the p-values of any
+ * evaluation size and never overflows, unlike factorials.
+ */
+function logChoose(n: number, k: number): number {
+  let s = 0;
+  const m = Math.min(k, n - k);
+  for (let i = 1; i <= m; i++) s += Math.log(n - m + i) - Math.log(i);
+  return s;
+}
+
+/**
+ * Exact two-sided McNemar test of paired correctness: `pairs` holds, for each
+ * shared (case, repeat), whether A and B were correct. With b = A-only and
+ * c = B-only, p = min(1, 2 · P[X ≤ min(b, c)]) for X ~ Binomial(b + c, 1/2).
+ */
+export function mcnemarExact(pairs: Iterable<{ a: boolean; b: boolean }>, alpha = 0.05): McNemarResult {
+  let aOnly = 0;
+  let bOnly = 0;
+  let concordant = 0;
+  for (const pair of pairs) {
+    if (pair.a && !pair.b) aOnly++;
+    else if (!pair.a && pair.b) bOnly++;
+    else concordant++;
+  }
+  const n = aOnly + bOnly;
+  let pValue = 1;
+  if (n > 0) {
+    const k = Math.min(aOnly, bOnly);
+    let tail = 0;
+    const log2n = n * Math.LN2;
+    for (let i = 0; i <= k; i++) tail += Math.exp(logChoose(n, i) - log2n);
+    pValue = Math.min(1, 2 * tail);
+  }
+  return { aOnly, bOnly, concordant, pValue, significant: pValue < alpha, alpha };
+}

@@ -1,0 +1,149 @@
+/**
+ * The JUnit XML report, for CI systems that show test results: one
+ * `<testsuite>` per model, one `<testcase>` per case (and variant) with its
+ * repeats folded by majority, `<failure>` for a wrong activation and `<error>`
+ * when errors kept the case from a verdict.
+ */
+import type { CaseInfo, EvalSummary, RunHeader } from '../types';
+import { readCells } from './cells';
+import { escapeXmlAttr, escapeXmlText, truncate } from './escape';
+import { CaseFolder, correctCount, describeCounts, isFlaky, orderBy, verdict, type CaseFold } from './fold';
+import type { ReportWritten } from './json';
+import { writeReportFile } from './sink';
+
+/** Result of {@link writeJunitReport}. */
+export interface JunitReportWritten extends ReportWritten {
+  tests: number;
+  failures: number;
+  errors: number;
+}
+
+const NAME_REQUEST_CHARS = 100;
+
+function seconds(ms: number): string {
+  return (Math.max(0, ms) / 1000).toFixed(3);
+}
+
+function attrs(pairs: Record<string, string | number>): string {
+  return Object.entries(pairs)
+    .map(([k, v]) => ` ${k}="${escapeXmlAttr(String(v))}"`)
+    .join('');
+}
+
+function outcomeLine(f: CaseFold): string {
+  return `activated ${f.activated}/${f.n}, not activated ${f.notActivated}/${f.n}, errors ${f.errors}/${f.n}`;
+}
+
+function details(f: CaseFold, info: CaseInfo | undefined): string {
+  const lines = [
+    `expected: ${f.expect}`,
+    `actual: ${outcomeLine(f)}`,
+    `correct: ${correctCount(f)}/${f.n}`,
+    `activated skills: ${f.activatedSkills.size > 0 ? describeCounts(f.activatedSkills) : '(none)'}`,
+  ];
+  if (f.invalid > 0) lines.push(`invalid answers: ${f.invalid}`);
+  if (f.diagnostics.size > 0) lines.push(`diagnostics: ${describeCounts(f.diagnostics)}`);
+  if (f.firstError !== undefined) lines.push(`first error: ${f.firstError}`);
+  if (info) lines.push(`boundary: ${info.boundary}`, `request: ${info.request}`);
+  lines.push(`cells: ${f.keys.join(', ')}${f.n > f.keys.length ? `, … (${f.n - f.keys.length} more)` : ''}`);
+  return lines.join('\n');
+}
+
+function testcaseXml(f: CaseFold, info: CaseInfo | undefined, withVariant: boolean): string {
+  const label = f.expect === 'activate' ? 'should activate' : 'should not activate';
+  const request = info ? truncate(info.request.replace(/\s+/g, ' ').trim(), NAME_REQUEST_CHARS) : '(case not in the run header)';
+  const name = `${withVariant ? `[${f.variant}] ` : ''}${label}: ${request} (${f.case})`;
+  const open = `    <testcase${attrs({ classname: f.skill, name, time: seconds(f.latencyMs) })}`;
+  const v = verdict(f);
+  const correct = correctCount(f);
+  if (v === 'pass') {
+    const note = isFlaky(f) || f.errors > 0 ? `correct ${correct}/${f.n}${isFlaky(f) ? ' (flaky)' : ''}${f.errors > 0 ? `; errors ${f.errors}/${f.n}` : ''}` : '';
+    return note ? `${open}>\n      <system-out>${escapeXmlText(`${note}\n${details(f, info)}`)}</system-out>\n    </testcase>\n` : `${open}/>\n`;
+  }
+  if (v === 'fail') {
+    const wrongOutcome = f.expect === 'activate' ? 'not_activated' : 'activated';
+    const wrong = f.expect === 'activate' ? f.notActivated : f.activated;
+    const message = `expected ${f.expect}, got ${wrongOutcome} in ${wrong}/${f.n} repeats (correct ${correct}/${f.n})`;
+    return `${open}>\n      <failure${attrs({ message, type: 'wrong_activation' })}>${escapeXmlText(details(f, info))}</failure>\n    </testcase>\n`;
+  }
+  const message = `${f.errors}/${f.n} repeats ended in an error (correct ${correct}/${f.n})${f.firstError !== undefined ? `: ${truncate(f.firstError, 200)}` : ''}`;
+  return `${open}>\n      <error${attrs({ message, type: 'cell_error' })}>${escapeXmlText(details(f, info))}</error>\n    </testcase>\n`;
+}
+
+/**
+ * Writes the JUnit XML report of a run to `path` (atomically). Memory grows
+ * with models × variants × cases, not with repeats or traces.
+ */
+export async function writeJunitReport(path: string, header: RunHeader, summary: EvalSummary, cellsFile: string): Promise<JunitReportWritten> {
+  const folder = new CaseFolder();
+  let cells = 0;
+  let tornLines = 0;
+  for await (const cell of readCells(cellsFile, { onTornLine: () => tornLines++ })) {
+    folder.add(cell);
+    cells++;
+  }
+  const caseInfo = new Map(header.cases.map((c) => [c.id, c] as const));
+  const caseOrder = header.cases.map((c) => c.id);
+  const variantOrder = header.variants.map((v) => v.label);
+  const folds = folder.all();
+  const withVariant = new Set(folds.map((f) => f.variant)).size > 1;
+
+  // Models of the header first (even those without cells), then any others the cells name.
+  const baseline = new Map<string, boolean>();
+  for (const m of header.models) baseline.set(m.spec, m.isBaseline);
+  for (const m of summary.models) if (!baseline.has(m.model)) baseline.set(m.model, m.isBaseline);
+  for (const f of folds) if (!baseline.has(f.model)) baseline.set(f.model, false);
+
+  // Counts first (the suite elements carry them as attributes), then stream the testcases.
+  const suites = [...baseline].map(([model, isBaseline]) => {
+    const own = orderBy(
+      orderBy(
+        folds.filter((f) => f.model === model),
+        (f) => f.case,
+        caseOrder,
+      ),
+      (f) => f.variant,
+      variantOrder,
+    );
+    const verdicts = own.map(verdict);
+    return {
+      model,
+      isBaseline,
+      folds: own,
+      tests: own.length,
+      failures: verdicts.filter((v) => v === 'fail').length,
+      errors: verdicts.filter((v) => v === 'error').length,
+      ms: own.reduce((a, f) => a + f.latencyMs, 0),
+    };
+  });
+  const tests = suites.reduce((a, x) => a + x.tests, 0);
+  const failures = suites.reduce((a, x) => a + x.failures, 0);
+  const errors = suites.reduce((a, x) => a + x.errors, 0);
+  const totalMs = suites.reduce((a, x) => a + x.ms, 0);
+
+  const bytes = await writeReportFile(path, async (sink) => {
+    await sink.write('<?xml version="1.0" encoding="UTF-8"?>\n');
+    await sink.write(`<testsuites${attrs({ name: `skillbench eval ${header.run_id}`, tests, failures, errors, skipped: 0, time: seconds(totalMs) })}>\n`);
+    for (const suite of suites) {
+      const props = [
+        ['run_id', header.run_id],
+        ['config_hash', header.config_hash],
+        ['model', suite.model],
+        ['baseline', suite.isBaseline ? 'true (not a language model)' : 'false'],
+        ['repeats', String(header.repeats)],
+        ['format', header.format],
+      ]
+        .map(([name, value]) => `      <property${attrs({ name: name!, value: value! })}/>\n`)
+        .join('');
+      const name = suite.isBaseline ? `${suite.model} (baseline, not a language model)` : suite.model;
+      await sink.write(
+        `  <testsuite${attrs({ name, tests: suite.tests, failures: suite.failures, errors: suite.errors, skipped: 0, time: seconds(suite.ms), timestamp: header.started_at })}>\n` +
+          `    <properties>\n${props}    </properties>\n`,
+      );
+      for (const f of suite.folds) await sink.write(testcaseXml(f, caseInfo.get(f.case), withVariant));
+      await sink.write('  </testsuite>\n');
+    }
+    await sink.write('</testsuites>\n');
+  });
+  return { path, bytes, cells, tornLines, tests, failures, errors };
+}

@@ -1,0 +1,200 @@
+/**
+ * The files of a run directory: `header.json` (written once, atomically),
+ * `cells.jsonl` (one finished cell per line, appended with one write call per
+ * line), `summary.json` (rewritten atomically at the end) and `lock` (the pid
+ * of the runner using the folder).
+ *
+ * A kill can leave at most one torn line at the end of `cells.jsonl`: readers
+ * skip it, and a resuming runner cuts it off before appending.
+ */
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { WorkbenchError } from '../core/errors';
+import type { CellRecord, EvalSummary, RunHeader } from './types';
+
+/** File names inside a run directory. */
+export const RUN_FILES = Object.freeze({ header: 'header.json', cells: 'cells.jsonl', summary: 'summary.json', lock: 'lock' });
+
+/** Writes `text` to `file` atomically (temp file in the same folder, then rename). */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(tmp, text);
+    await rename(tmp, file);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
+}
+
+/** The header of the run in `dir`, or undefined when there is none yet. A header that does not parse is an error. */
+export async function readHeader(dir: string): Promise<RunHeader | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, RUN_FILES.header), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let header: RunHeader;
+  try {
+    header = JSON.parse(text) as RunHeader;
+  } catch (error) {
+    throw new WorkbenchError('conflict', `${join(dir, RUN_FILES.header)} is not a run header (${(error as Error).message}); use another --out folder`);
+  }
+  if (header?.format !== 'skillbench.eval/v1' || typeof header.config_hash !== 'string') {
+    throw new WorkbenchError('conflict', `${join(dir, RUN_FILES.header)} is not a skillbench.eval/v1 run header; use another --out folder`);
+  }
+  return header;
+}
+
+/** Writes the header of a new run. */
+export async function writeHeader(dir: string, header: RunHeader): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeFileAtomic(join(dir, RUN_FILES.header), `${JSON.stringify(header, null, 2)}\n`);
+}
+
+/** Writes the summary of a run. */
+export async function writeSummary(dir: string, summary: EvalSummary): Promise<void> {
+  await writeFileAtomic(join(dir, RUN_FILES.summary), `${JSON.stringify(summary, null, 2)}\n`);
+}
+
+/** What a scan of `cells.jsonl` found. */
+export interface CellsScan {
+  /** Complete, parseable lines. */
+  cells: number;
+  /** Bytes up to the end of the last complete line. */
+  validBytes: number;
+  /** Bytes in the file. */
+  totalBytes: number;
+  /** Complete lines that did not parse (skipped). */
+  corrupt: number;
+}
+
+const NEWLINE = 0x0a;
+
+/** Yields the complete lines of `file` (without their newline), updating `scan` byte counts; a missing file yields nothing. */
+async function* completeLines(file: string, scan: CellsScan): AsyncGenerator<Buffer> {
+  const stream = createReadStream(file);
+  try {
+    let carry: Buffer | undefined;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      scan.totalBytes += chunk.length;
+      let start = 0;
+      for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {
+        const part = chunk.subarray(start, i);
+        const line = carry ? Buffer.concat([carry, part]) : part;
+        carry = undefined;
+        scan.validBytes += line.length + 1;
+        start = i + 1;
+        if (line.length > 0) yield line;
+      }
+      if (start < chunk.length) carry = carry ? Buffer.concat([carry, chunk.subarray(start)]) : chunk.subarray(start);
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  } finally {
+    stream.destroy();
+  }
+}
+
+function parseCell(line: Buffer): CellRecord | undefined {
+  let cell: unknown;
+  try {
+    cell = JSON.parse(line.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (cell === null || typeof cell !== 'object' || typeof (cell as CellRecord).key !== 'string') return undefined;
+  return cell as CellRecord;
+}
+
+/**
+ * Streams the complete lines of a cells file to `onCell`, in file order, with
+ * flat memory. A last line without its newline (a torn write) is not passed on;
+ * nor is any line that does not parse as a cell. A missing file scans as empty.
+ */
+export async function scanCells(file: string, onCell: (cell: CellRecord) => void | Promise<void>): Promise<CellsScan> {
+  const scan: CellsScan = { cells: 0, validBytes: 0, totalBytes: 0, corrupt: 0 };
+  for await (const line of completeLines(file, scan)) {
+    const cell = parseCell(line);
+    if (!cell) {
+      scan.corrupt++;
+      continue;
+    }
+    scan.cells++;
+    await onCell(cell);
+  }
+  return scan;
+}
+
+/** Cuts a torn last line off a cells file so appends start on a fresh line. */
+export async function cutTornTail(file: string, scan: CellsScan): Promise<void> {
+  if (scan.totalBytes > scan.validBytes) await truncate(file, scan.validBytes);
+}
+
+/** Appends cells to a cells file: one write call per line, serialized, so lines never interleave. */
+export class CellWriter {
+  private chain: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly handle: FileHandle) {}
+
+  /** Opens `file` for appending (created when missing). */
+  static async open(file: string): Promise<CellWriter> {
+    return new CellWriter(await open(file, 'a'));
+  }
+
+  /** Appends one cell; resolves when its line is written. */
+  append(cell: CellRecord): Promise<void> {
+    const line = Buffer.from(`${JSON.stringify(cell)}\n`, 'utf8');
+    const next = this.chain.then(async () => {
+      await this.handle.write(line, 0, line.length);
+    });
+    // A failed write must not poison the writes queued after it; the caller of this one sees the failure.
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Waits for pending writes and closes the file. */
+  async close(): Promise<void> {
+    await this.chain;
+    await this.handle.close();
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the run directory's lock: one runner per folder, so two processes never
+ * append the same cells. A lock left by a dead process is taken over.
+ * Returns the release function.
+ */
+export async function lockRunDir(dir: string): Promise<() => Promise<void>> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, RUN_FILES.lock);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const handle = await open(file, 'wx');
+      await handle.write(`${process.pid}\n`);
+      await handle.close();
+      return () => rm(file, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+      if (Number.isSafeInteger(pid) && pid > 0 && alive(pid)) {
+        throw new WorkbenchError('conflict', `another evaluation (pid ${pid}) is writing to ${dir}; wait for it or use another --out folder`);
+      }
+      await rm(file, { force: true });
+    }
+  }
+  throw new WorkbenchError('conflict', `could not lock ${dir}`);
+}

@@ -1,0 +1,214 @@
+/**
+ * The data model of an evaluation run, shared by the runner, the metrics
+ * aggregation and every report format. A run streams one {@link CellRecord}
+ * per (model, case, repeat) to `cells.jsonl` as each finishes; reports are
+ * built from the run header, the streamed cells and the {@link EvalSummary}.
+ * Every number in a summary can be traced back to the cells (by `cell.key`)
+ * and their traces.
+ */
+import type { SelectionTrace } from '../core/selector/select';
+import type { SelectorDiagnostic } from '../core/selector/types';
+import type { Confusion, Expectation, McNemarResult, Rates, TriggerRate } from './metrics';
+import type { CaseSource } from './suite';
+import type { Boundary } from '../core/package/types';
+
+/** One skill of the controlled catalog the selector saw, exactly. */
+export interface CatalogEntry {
+  skill: string;
+  version: number | 'draft';
+  manifest_hash: string;
+  activation: 'always' | 'auto' | 'explicit';
+  /** True for the skill(s) under test. */
+  under_test: boolean;
+}
+
+/** The exact catalog of a run and its size against the activation catalog budget. */
+export interface CatalogRecord {
+  entries: CatalogEntry[];
+  /** Estimated tokens of the rendered body-free activation catalog. */
+  tokens: number;
+  /** The budget it is measured against (guide 9.10 default 2,000). */
+  budget: number;
+  /** Where the catalog came from: a redacted connection string or a folder. */
+  source: string;
+  /** The binding file the catalog was built from, as given; absent for the default namespace catalog. */
+  bindings?: string;
+  /** Auto candidates offered to the activation selector, and the limit they count against (guide 9.10 `maxAutoCandidates`). */
+  auto_candidates?: number;
+  max_auto_candidates?: number;
+}
+
+/** A model of the matrix, as reports label it. */
+export interface ModelInfo {
+  spec: string;
+  /** Deterministic baselines are labelled as not language models. */
+  isBaseline: boolean;
+}
+
+/** A variant of the skill under test: the draft from a file or a stored revision. */
+export interface VariantInfo {
+  /** `draft` or `published` (or `v<N>` for an exact stored revision). */
+  label: string;
+  skill: string;
+  version: number | 'draft';
+  manifest_hash: string;
+  /** The package file of a draft. */
+  file?: string;
+}
+
+/** The header of a run: everything needed to reproduce it, and nothing secret. */
+export interface RunHeader {
+  format: 'skillbench.eval/v1';
+  run_id: string;
+  started_at: string;
+  /** Hash of everything that defines the matrix; a resume only continues a run with the same value. */
+  config_hash: string;
+  models: ModelInfo[];
+  variants: VariantInfo[];
+  /** The catalog of each skill under each variant, keyed `<variant>|<skill>` (for example `draft|travel/weather-assessment`). */
+  catalogs: Record<string, CatalogRecord>;
+  repeats: number;
+  concurrency: number;
+  cases: CaseInfo[];
+}
+
+/** A case of the run. */
+export interface CaseInfo {
+  id: string;
+  skill: string;
+  source: CaseSource;
+  request: string;
+  expect: Expectation;
+  boundary: Boundary;
+  expectedResources?: string[];
+  /** Bounded lifecycle context the selector saw with the request. */
+  context?: string;
+}
+
+/** What one cell produced. `error` covers transport failures and timeouts: never folded into not_activated. */
+export interface CellRecord {
+  /** `${model}|${variant}|${case}|${repeat}`: the id reports link to. */
+  key: string;
+  model: string;
+  variant: string;
+  case: string;
+  skill: string;
+  repeat: number;
+  expect: Expectation;
+  outcome: 'activated' | 'not_activated' | 'error';
+  /** The selector rejected the model's answer (strict decoding or revalidation). */
+  invalid: boolean;
+  /** Every skill active after selection (the skill under test and its neighbours). */
+  activated: string[];
+  /** Resources selected at the case's boundary (`skill#name`). */
+  resources: string[];
+  /**
+   * Whether the selected resources of the skill under test equal the case's
+   * expected set. Null when the case names none, when the skill under test did
+   * not activate (resource accuracy is judged given activation), or when
+   * resource selection failed (see `resource_error`).
+   */
+  resources_correct: boolean | null;
+  diagnostics: SelectorDiagnostic[];
+  /**
+   * Model latency of the cell: the sum the model client reported over its
+   * selector calls (a cached answer reports the original call's), or the wall
+   * time until failure for an `error` cell.
+   */
+  latency_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Cost of the cell's model calls (of the original calls when cached); null when a price is unknown. */
+  cost_usd: number | null;
+  /** Every model call of the cell was answered by the cache. */
+  cached: boolean;
+  /** The error message of an `error` cell (never a key or header). */
+  error?: string;
+  /** Resource selection failed (model error or timeout) although activation answered: `resources_correct` is then null. */
+  resource_error?: string;
+  /** The full selector trace: prompts sent, raw answers, decisions. */
+  trace: SelectionTrace;
+  finished_at: string;
+}
+
+/** Metrics of one skill under one model and variant. */
+export interface SkillMetrics extends Confusion, Rates {
+  skill: string;
+  variant: string;
+  cells: number;
+  /** Cases whose repeats disagreed. */
+  flaky_cases: string[];
+  trigger_rates: Record<string, TriggerRate>;
+  /** Other skills activated with or instead of the skill under test, with counts (skills bound `always` are left out: they are active everywhere). */
+  co_activated: Record<string, number>;
+  /**
+   * The part of `co_activated` counted on should-activate cells where the skill
+   * under test stayed inactive: the neighbours that took its requests.
+   */
+  stolen_by?: Record<string, number>;
+  /** Resource-selection accuracy over the scored cells of cases that name expected resources. */
+  resource_accuracy: number | null;
+  /** Distinct cases with expected resources that have at least one scored cell. */
+  resource_cases: number;
+}
+
+/** Metrics of one model over the whole run. */
+export interface ModelMetrics {
+  model: string;
+  isBaseline: boolean;
+  skills: SkillMetrics[];
+  /** Nearest-rank percentiles of `latency_ms` over the cells that did not error. */
+  latency_p50_ms: number | null;
+  latency_p95_ms: number | null;
+  input_tokens: number;
+  output_tokens: number;
+  /** What the calls made for this run cost (cached cells add nothing); null when no price is known. */
+  cost_usd: number | null;
+  /** Cells answered entirely from the cache. */
+  cached?: number;
+  errors: number;
+  invalid: number;
+  cells: number;
+}
+
+/**
+ * A paired comparison on the same cases and repeats. Only pairs where both
+ * sides answered count (an error on either side drops the pair); the
+ * accuracies are over those pairs. Variant comparisons put the draft in `a`
+ * and the published revision in `b`.
+ */
+export interface PairedComparison {
+  kind: 'variant' | 'model';
+  skill: string;
+  a: string;
+  b: string;
+  accuracy_a: number | null;
+  accuracy_b: number | null;
+  test: McNemarResult;
+  /** The model of a variant comparison. */
+  model?: string;
+  /** The variant of a model comparison. */
+  variant?: string;
+  /** Pairs where both sides answered. */
+  pairs?: number;
+}
+
+/** Everything aggregated from the cells of a run. */
+export interface EvalSummary {
+  models: ModelMetrics[];
+  comparisons: PairedComparison[];
+  totals: { cells: number; errors: number; invalid: number; cached: number };
+  /** Gates evaluated by the CLI (`--min-accuracy` ...): empty when none were set. */
+  gates: GateResult[];
+}
+
+/** One quality gate and whether it passed. */
+export interface GateResult {
+  gate: 'min-accuracy' | 'min-recall' | 'min-precision' | 'regression';
+  threshold?: number;
+  model: string;
+  skill: string;
+  value: number | null;
+  passed: boolean;
+  message: string;
+}

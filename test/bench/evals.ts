@@ -1,0 +1,280 @@
+/**
+ * Bench suite `evals`: the evaluation runner's throughput and memory.
+ *
+ * - throughput: an instant OpenAI-compatible endpoint on loopback (a worker
+ *   thread, so it does not share the runner's event loop) answers every
+ *   selector call with a fixed valid decision. The runner evaluates a
+ *   16-candidate catalog at concurrency 32 (each cell is one activation and one
+ *   resource call through the AI SDK, the selector pipeline, and one line
+ *   appended to cells.jsonl), against raw undici POSTs of a chat-completions
+ *   body to the same endpoint at the same concurrency. Target: at least 500
+ *   selector calls per second.
+ *   A second row compares the runner with the same model client called
+ *   directly at the same concurrency: the runner's own overhead.
+ * - memory: the runner over 100,000 cells (2,000 cases x 2 models x 25
+ *   repeats) with in-process instant models (no HTTP, so the run is quick);
+ *   heap and RSS after a full GC at 10,000 cells and at 100,000 cells.
+ *   Target: flat (heap growth under 10%).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { Worker } from 'node:worker_threads';
+import { Agent, request } from 'undici';
+import { closeSharedDispatcher, openModel } from '../../core/models/index';
+import type { GenerateRequest, GenerateResult, ModelClient } from '../../core/models/types';
+import type { SkillPackage } from '../../core/package/types';
+import { createMemoryRegistry } from '../../core/workspace/catalog';
+import { buildCatalog } from '../../evals/catalog';
+import { runEval, type EvalSkillPlan } from '../../evals/runner';
+import type { EvalCase } from '../../evals/suite';
+import type { BenchRow } from './harness';
+
+const SUITE = 'evals';
+const CANDIDATES = 16;
+const CONCURRENCY = 32;
+const THROUGHPUT_CELLS = 4_000;
+const MEMORY_CASES = 2_000;
+const MEMORY_MODELS = 2;
+const MEMORY_REPEATS = 25;
+const MEMORY_CELLS = MEMORY_CASES * MEMORY_MODELS * MEMORY_REPEATS;
+const MEMORY_MARK = 10_000;
+
+function benchPackage(i: number): SkillPackage {
+  const topic = `topic${i}`;
+  return {
+    display_name: `Skill ${i}`,
+    description: `Use when a request asks about ${topic}: planning, checking and reporting on ${topic} for a trip or an operation.`,
+    domains: ['bench'],
+    tags: [topic, 'bench'],
+    planning_instructions: [`Resolve every ${topic} detail before calling tools that depend on it.`],
+    response_instructions: [`State the ${topic} outcome first.`],
+    tool_hints: [],
+    resources: [0, 1].map((r) => ({
+      name: `${topic}-ref-${r}`,
+      description: `Reference ${r} for ${topic}.`,
+      load_when: `Load when the ${topic} request involves case ${r}.`,
+      applies_to: [],
+      required_when_selected: false,
+      content_type: 'text/markdown' as const,
+      content: `# ${topic} reference ${r}\n\n${'- a checklist line about this topic.\n'.repeat(10)}`,
+    })),
+    activation_examples: { should_activate: [], should_not_activate: [] },
+    change_reason: 'bench',
+  };
+}
+
+async function benchPlan(cases: number, skillCount = CANDIDATES): Promise<EvalSkillPlan> {
+  const entries = Array.from({ length: skillCount }, (_, i) => ({ id: { namespace: 'bench', name: `s${String(i).padStart(2, '0')}` }, package: benchPackage(i) }));
+  const registry = await createMemoryRegistry(entries);
+  const skill = { namespace: 'bench', name: 's03' };
+  const catalog = await buildCatalog({ registry, skill, source: 'bench' });
+  const own = catalog.record.entries.find((e) => e.under_test)!;
+  const list: EvalCase[] = Array.from({ length: cases }, (_, i) => ({
+    id: `case${i}`,
+    skill: 'bench/s03',
+    source: 'extra',
+    request: `Check topic3 for booking ${i} before the trip next week, and report the risks.`,
+    expect: i % 2 === 0 ? 'activate' : 'not_activate',
+    boundary: 'planning',
+  }));
+  return {
+    skill: 'bench/s03',
+    cases: list,
+    variants: [{ info: { label: 'published', skill: 'bench/s03', version: 1, manifest_hash: own.manifest_hash }, registry: catalog.registry, bindings: catalog.bindings, catalog: catalog.record }],
+  };
+}
+
+/** The endpoint, in a worker thread: answers every chat completion instantly with a fixed valid decision. */
+const ENDPOINT = `
+const { createServer } = require('node:http');
+const { parentPort } = require('node:worker_threads');
+const answer = (text) => JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion', created: 1760000000, model: 'bench',
+  choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop', logprobs: null }],
+  usage: { prompt_tokens: 300, completion_tokens: 12, total_tokens: 312 } });
+const ACTIVATION = answer('{"activate":["bench/s03"]}');
+const RESOURCE = answer('{"resources":[{"skill":"bench/s03","name":"topic3-ref-0"}]}');
+const server = createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (c) => (body += c));
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body.includes('<resource_catalog>') ? RESOURCE : ACTIVATION);
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));
+`;
+
+async function startEndpoint(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const worker = new Worker(ENDPOINT, { eval: true });
+  const port = await new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: async () => void (await worker.terminate()) };
+}
+
+/** The model client called directly at `concurrency` with a selector-sized prompt; returns calls per second. */
+async function directCalls(model: ModelClient, calls: number, concurrency: number): Promise<number> {
+  const request: GenerateRequest = {
+    messages: [
+      { role: 'system', content: 'You decide which optional skills apply to one agent request.' },
+      { role: 'user', content: `<request>\nCheck topic3 before the trip.\n</request>\n<skill_catalog>\n${'{"skill":"bench/sNN","display_name":"Skill","description":"Use when a request asks about a topic."}\n'.repeat(CANDIDATES)}</skill_catalog>` },
+    ],
+    temperature: 0.01,
+    maxOutputTokens: 512,
+  };
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < calls) {
+        next++;
+        await model.generate(request);
+      }
+    }),
+  );
+  return calls / ((performance.now() - started) / 1000);
+}
+
+/** Raw chat-completions POSTs with undici at `concurrency`; returns calls per second. */
+async function rawCalls(url: string, calls: number, concurrency: number): Promise<number> {
+  const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
+  const body = JSON.stringify({
+    model: 'bench',
+    temperature: 0.01,
+    max_tokens: 512,
+    messages: [
+      { role: 'system', content: 'You decide which optional skills apply to one agent request.' },
+      { role: 'user', content: `<request>\nCheck topic3 before the trip.\n</request>\n<skill_catalog>\n${'{"skill":"bench/sNN","display_name":"Skill","description":"Use when a request asks about a topic."}\n'.repeat(CANDIDATES)}</skill_catalog>` },
+    ],
+  });
+  let next = 0;
+  const worker = async () => {
+    while (next < calls) {
+      next++;
+      const res = await request(`${url}/v1/chat/completions`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, dispatcher });
+      const parsed = (await res.body.json()) as { choices: { message: { content: string } }[] };
+      if (!parsed.choices[0]?.message.content) throw new Error('endpoint answered no content');
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  await dispatcher.close();
+  return calls / seconds;
+}
+
+/** An in-process model that answers instantly: nothing activates, so each cell is one call. */
+class InstantModel implements ModelClient {
+  readonly isBaseline = true;
+  constructor(readonly spec: string) {}
+  async generate(_request: GenerateRequest): Promise<GenerateResult> {
+    return { text: '{"activate":[]}', usage: { inputTokens: 0, outputTokens: 0 }, model: 'instant', provider: 'bench', latencyMs: 0, costUsd: 0, attempts: [] };
+  }
+}
+
+function exposeGc(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+const mb = (bytes: number) => bytes / (1024 * 1024);
+
+/** Bench rows of the `evals` suite. */
+export async function bench(): Promise<BenchRow[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'skillbench-bench-evals-'));
+  const rows: BenchRow[] = [];
+  const endpoint = await startEndpoint();
+  try {
+    // Throughput: runner over HTTP vs raw HTTP, same endpoint and concurrency.
+    const model = await openModel(`openai-compatible:${endpoint.url}/v1#bench`, { env: {}, transport: { keepAliveTimeoutMs: 60_000 } });
+    const warm = await benchPlan(200);
+    await runEval({ models: [model], skills: [warm], concurrency: CONCURRENCY, runDir: join(dir, 'warmup') });
+    await rawCalls(endpoint.url, 1_000, CONCURRENCY);
+
+    const plan = await benchPlan(THROUGHPUT_CELLS);
+    const started = performance.now();
+    const result = await runEval({ models: [model], skills: [plan], concurrency: CONCURRENCY, runDir: join(dir, 'throughput') });
+    const seconds = (performance.now() - started) / 1000;
+    if (!result.complete || result.summary.totals.errors > 0) throw new Error(`evals bench run failed: ${JSON.stringify(result.summary.totals)}`);
+    const cell = result.summary.models[0]!.skills[0]!;
+    if (cell.tp + cell.fp !== THROUGHPUT_CELLS) throw new Error('evals bench fixture is not activating as expected');
+    const callsPerCell = 2;
+    const runnerCalls = (THROUGHPUT_CELLS * callsPerCell) / seconds;
+    const rawRate = await rawCalls(endpoint.url, THROUGHPUT_CELLS * callsPerCell, CONCURRENCY);
+    const directRate = await directCalls(model, THROUGHPUT_CELLS * callsPerCell, CONCURRENCY);
+    await model.close?.();
+    rows.push({
+      suite: SUITE,
+      name: `runner, ${THROUGHPUT_CELLS} cells x ${callsPerCell} selector calls, concurrency ${CONCURRENCY}`,
+      medianMs: 1000 / runnerCalls,
+      baselineName: `raw undici POSTs, concurrency ${CONCURRENCY}`,
+      baselineMs: 1000 / rawRate,
+      ratio: rawRate / runnerCalls,
+      target: '>= 500 selector calls/s',
+      met: runnerCalls >= 500,
+      note: `${runnerCalls.toFixed(0)} calls/s (${(THROUGHPUT_CELLS / seconds).toFixed(0)} cells/s) vs raw ${rawRate.toFixed(0)} calls/s; ms per call`,
+    });
+    rows.push({
+      suite: SUITE,
+      name: `runner vs its model client, concurrency ${CONCURRENCY}`,
+      medianMs: 1000 / runnerCalls,
+      baselineName: 'openai-compatible client generate()',
+      baselineMs: 1000 / directRate,
+      ratio: directRate / runnerCalls,
+      target: 'runner overhead: ratio <= 1.5',
+      met: directRate / runnerCalls <= 1.5,
+      note: `client alone ${directRate.toFixed(0)} calls/s: the AI SDK call is the ceiling; ms per call`,
+    });
+  } finally {
+    await endpoint.stop();
+    await closeSharedDispatcher();
+  }
+
+  try {
+    // Memory: heap and RSS after a full GC at 10,000 and at 100,000 cells.
+    const gc = exposeGc();
+    const plan = await benchPlan(MEMORY_CASES, 4);
+    const models = Array.from({ length: MEMORY_MODELS }, (_, i) => new InstantModel(`bench:instant-${i}`));
+    let mark: { heap: number; rss: number } | undefined;
+    gc();
+    const started = performance.now();
+    const result = await runEval(
+      { models, skills: [plan], repeats: MEMORY_REPEATS, concurrency: CONCURRENCY, runDir: join(dir, 'memory') },
+      {
+        onCell(_cell, progress) {
+          if (progress.executed === MEMORY_MARK) {
+            gc();
+            const m = process.memoryUsage();
+            mark = { heap: m.heapUsed, rss: m.rss };
+          }
+        },
+      },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    gc();
+    const end = process.memoryUsage();
+    if (!mark || result.progress.executed !== MEMORY_CELLS) throw new Error('evals memory bench did not run every cell');
+    const growth = end.heapUsed / mark.heap;
+    rows.push({
+      suite: SUITE,
+      name: `runner memory, ${MEMORY_CELLS.toLocaleString('en-US')} cells`,
+      medianMs: mb(end.heapUsed),
+      baselineName: `heap MB at ${MEMORY_MARK.toLocaleString('en-US')} cells`,
+      baselineMs: mb(mark.heap),
+      ratio: growth,
+      target: 'flat: heap growth < 10%',
+      met: growth < 1.1,
+      note: `heap ${mb(mark.heap).toFixed(1)} -> ${mb(end.heapUsed).toFixed(1)} MB, RSS ${mb(mark.rss).toFixed(0)} -> ${mb(end.rss).toFixed(0)} MB; ${(MEMORY_CELLS / seconds).toFixed(0)} cells/s in process (values in MB, not ms)`,
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  return rows;
+}

@@ -1,0 +1,241 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Aggregator, evaluateGates, isRegression, summarize } from '../../../evals/aggregate';
+import { mcnemarExact } from '../../../evals/metrics';
+import type { CaseInfo, CellRecord, PairedComparison, RunHeader } from '../../../evals/types';
+
+const SKILL = 's/x';
+const cases: CaseInfo[] = [
+  { id: 'c1', skill: SKILL, source: 'should_activate', request: 'one', expect: 'activate', boundary: 'planning', expectedResources: ['r1'] },
+  { id: 'c2', skill: SKILL, source: 'should_activate', request: 'two', expect: 'activate', boundary: 'planning' },
+  { id: 'c3', skill: SKILL, source: 'should_not_activate', request: 'three', expect: 'not_activate', boundary: 'planning' },
+];
+const catalog = {
+  entries: [
+    { skill: 's/always', version: 1, manifest_hash: 'sha256:a', activation: 'always' as const, under_test: false },
+    { skill: 's/y', version: 1, manifest_hash: 'sha256:y', activation: 'auto' as const, under_test: false },
+    { skill: SKILL, version: 'draft' as const, manifest_hash: 'sha256:x', activation: 'auto' as const, under_test: true },
+  ],
+  tokens: 100,
+  budget: 2000,
+  source: 'test',
+};
+const header: RunHeader = {
+  format: 'skillbench.eval/v1',
+  run_id: 'run',
+  started_at: '2026-01-01T00:00:00.000Z',
+  config_hash: 'hash',
+  models: [
+    { spec: 'm:a', isBaseline: false },
+    { spec: 'm:b', isBaseline: false },
+  ],
+  variants: [
+    { label: 'draft', skill: SKILL, version: 'draft', manifest_hash: 'sha256:x' },
+    { label: 'published', skill: SKILL, version: 3, manifest_hash: 'sha256:x3' },
+  ],
+  catalogs: { [`draft|${SKILL}`]: catalog, [`published|${SKILL}`]: { ...catalog, entries: catalog.entries.map((e) => (e.under_test ? { ...e, version: 3 } : e)) } },
+  repeats: 2,
+  concurrency: 4,
+  cases,
+};
+
+function cell(model: string, variant: string, caseId: string, repeat: number, outcome: CellRecord['outcome'], extra: Partial<CellRecord> = {}): CellRecord {
+  const info = cases.find((c) => c.id === caseId)!;
+  return {
+    key: `${model}|${variant}|${caseId}|${repeat}`,
+    model,
+    variant,
+    case: caseId,
+    skill: SKILL,
+    repeat,
+    expect: info.expect,
+    outcome,
+    invalid: false,
+    activated: outcome === 'activated' ? [SKILL] : [],
+    resources: [],
+    resources_correct: null,
+    diagnostics: [],
+    latency_ms: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cost_usd: 0,
+    cached: false,
+    trace: {} as CellRecord['trace'],
+    finished_at: '2026-01-01T00:00:01.000Z',
+    ...extra,
+  };
+}
+
+/** Model A: a mixed draft, a perfect published revision. Model B: a perfect draft, nothing published. */
+function handCells(): CellRecord[] {
+  return [
+    cell('m:a', 'draft', 'c1', 0, 'activated', { latency_ms: 10, cost_usd: 0.001, resources_correct: true, input_tokens: 100, output_tokens: 7 }),
+    cell('m:a', 'draft', 'c1', 1, 'not_activated', { latency_ms: 20, cost_usd: 0.001, activated: ['s/always', 's/y'] }),
+    cell('m:a', 'draft', 'c2', 0, 'error', { latency_ms: 5000, cost_usd: 0, error: 'server error (HTTP 500)' }),
+    cell('m:a', 'draft', 'c2', 1, 'activated', { latency_ms: 30, cost_usd: 0.001 }),
+    cell('m:a', 'draft', 'c3', 0, 'activated', { latency_ms: 40, cost_usd: 0.001, activated: ['s/always', SKILL, 's/y'] }),
+    cell('m:a', 'draft', 'c3', 1, 'not_activated', { latency_ms: 50, cost_usd: 0.001, invalid: true, cached: true }),
+    ...[0, 1].flatMap((r) => [
+      cell('m:a', 'published', 'c1', r, 'activated', { latency_ms: 60 + 30 * r, cost_usd: 0.002 }),
+      cell('m:a', 'published', 'c2', r, 'activated', { latency_ms: 70 + 30 * r, cost_usd: 0.002 }),
+      cell('m:a', 'published', 'c3', r, 'not_activated', { latency_ms: 80 + 30 * r, cost_usd: 0.002 }),
+    ]),
+    ...[0, 1].flatMap((r) => [
+      cell('m:b', 'draft', 'c1', r, 'activated', { cost_usd: null }),
+      cell('m:b', 'draft', 'c2', r, 'activated', { cost_usd: null }),
+      cell('m:b', 'draft', 'c3', r, 'not_activated', { cost_usd: null }),
+    ]),
+  ];
+}
+
+async function* stream<T>(items: T[]): AsyncGenerator<T> {
+  for (const item of items) yield item;
+}
+
+describe('summarize', () => {
+  it('counts hand-computed cells per model, skill and variant', async () => {
+    const summary = await summarize(header, stream(handCells()));
+    const a = summary.models.find((m) => m.model === 'm:a')!;
+    const draft = a.skills.find((s) => s.variant === 'draft')!;
+    expect({ tp: draft.tp, fp: draft.fp, tn: draft.tn, fn: draft.fn, errors: draft.errors, invalid: draft.invalid, cells: draft.cells }).toEqual({
+      tp: 2,
+      fp: 1,
+      tn: 1,
+      fn: 1,
+      errors: 1,
+      invalid: 1,
+      cells: 6,
+    });
+    expect(draft.accuracy).toBeCloseTo(3 / 5);
+    expect(draft.precision).toBeCloseTo(2 / 3);
+    expect(draft.recall).toBeCloseTo(2 / 3);
+    expect(draft.f1).toBeCloseTo(2 / 3);
+    expect(draft.trigger_rates).toEqual({
+      c1: { k: 1, n: 2, errors: 0, flaky: true },
+      c2: { k: 1, n: 1, errors: 1, flaky: false },
+      c3: { k: 1, n: 2, errors: 0, flaky: true },
+    });
+    expect(draft.flaky_cases).toEqual(['c1', 'c3']);
+    // s/always is bound `always`: active everywhere, never a competitor.
+    expect(draft.co_activated).toEqual({ 's/y': 2 });
+    expect(draft.stolen_by).toEqual({ 's/y': 1 });
+    expect(draft.resource_accuracy).toBe(1);
+    expect(draft.resource_cases).toBe(1);
+
+    const published = a.skills.find((s) => s.variant === 'published')!;
+    expect([published.tp, published.tn, published.fp, published.fn, published.accuracy]).toEqual([4, 2, 0, 0, 1]);
+    expect(published.flaky_cases).toEqual([]);
+
+    // Latencies of the 11 answered cells: 10..50 and 60..110; the error cell's 5000 ms is left out.
+    expect(a.latency_p50_ms).toBe(60);
+    expect(a.latency_p95_ms).toBe(110);
+    // Five draft answers at 0.001 (one of them cached, so free), the error at 0, six published at 0.002.
+    expect(a.cost_usd).toBeCloseTo(4 * 0.001 + 6 * 0.002, 10);
+    expect([a.cells, a.errors, a.invalid, a.cached, a.input_tokens, a.output_tokens]).toEqual([12, 1, 1, 1, 100, 7]);
+
+    const b = summary.models.find((m) => m.model === 'm:b')!;
+    expect(b.cost_usd).toBeNull();
+    expect(b.skills.find((s) => s.variant === 'published')).toMatchObject({ cells: 0, accuracy: null, recall: null });
+    expect(summary.totals).toEqual({ cells: 18, errors: 1, invalid: 1, cached: 1 });
+  });
+
+  it('compares draft with published and model with model on the same (case, repeat) pairs', async () => {
+    const summary = await summarize(header, handCells());
+    const variant = summary.comparisons.find((c) => c.kind === 'variant' && c.model === 'm:a')!;
+    // The draft's error on (c2, 0) drops that pair; the draft alone is wrong on (c1, 1) and (c3, 0).
+    expect(variant).toMatchObject({ a: 'draft', b: 'published', skill: SKILL, pairs: 5 });
+    expect(variant.accuracy_a).toBeCloseTo(3 / 5);
+    expect(variant.accuracy_b).toBe(1);
+    expect(variant.test).toMatchObject({ aOnly: 0, bOnly: 2, concordant: 3, significant: false });
+    expect(variant.test.pValue).toBeCloseTo(0.5);
+    const models = summary.comparisons.find((c) => c.kind === 'model' && c.variant === 'draft')!;
+    expect(models).toMatchObject({ a: 'm:a', b: 'm:b', pairs: 5 });
+    expect(models.test).toMatchObject({ aOnly: 0, bOnly: 2, concordant: 3 });
+    // Model B has no published cells: nothing to pair.
+    const empty = summary.comparisons.find((c) => c.kind === 'variant' && c.model === 'm:b')!;
+    expect(empty).toMatchObject({ pairs: 0, accuracy_a: null, accuracy_b: null });
+  });
+
+  it('counts a repeated cell once and ignores cells outside the matrix', () => {
+    const aggregator = new Aggregator(header);
+    expect(aggregator.add(cell('m:a', 'draft', 'c1', 0, 'activated'))).toBe(true);
+    expect(aggregator.add(cell('m:a', 'draft', 'c1', 0, 'not_activated'))).toBe(false);
+    expect(aggregator.add(cell('m:zzz', 'draft', 'c1', 0, 'activated'))).toBe(false);
+    expect(aggregator.add(cell('m:a', 'draft', 'c1', 2, 'activated'))).toBe(false);
+    expect(aggregator.add(cell('m:a', 'v9', 'c1', 0, 'activated'))).toBe(false);
+    expect(aggregator.add({ ...cell('m:a', 'draft', 'c1', 1, 'activated'), case: 'nope' })).toBe(false);
+    const draft = aggregator.summary().models[0]!.skills[0]!;
+    expect([draft.tp, draft.fn, draft.cells]).toEqual([1, 0, 1]);
+  });
+
+  it('does not depend on the order cells arrive in, and every cell lands in exactly one bucket', () => {
+    const slots = header.models.flatMap((m) => header.variants.flatMap((v) => cases.flatMap((c) => [0, 1].map((r) => ({ m: m.spec, v: v.label, c: c.id, r })))));
+    const outcome = fc.constantFrom<CellRecord['outcome']>('activated', 'not_activated', 'error');
+    fc.assert(
+      fc.property(fc.array(fc.tuple(outcome, fc.boolean(), fc.nat(1000)), { minLength: slots.length, maxLength: slots.length }), fc.infiniteStream(fc.nat()), (draws, randoms) => {
+        const cells = slots.map((s, i) => {
+          const [o, invalid, latency] = draws[i]!;
+          return cell(s.m, s.v, s.c, s.r, o, { invalid: o !== 'error' && invalid, latency_ms: latency, activated: o === 'activated' ? [SKILL, 's/y'] : ['s/y'] });
+        });
+        const shuffled = [...cells];
+        for (let i = shuffled.length - 1; i > 0; i--) {
+          const j = randoms.next().value % (i + 1);
+          [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+        }
+        const a = new Aggregator(header);
+        const b = new Aggregator(header);
+        cells.forEach((c) => a.add(c));
+        shuffled.forEach((c) => b.add(c));
+        expect(b.summary()).toEqual(a.summary());
+        for (const m of a.summary().models) {
+          for (const s of m.skills) expect(s.tp + s.fp + s.tn + s.fn + s.errors).toBe(s.cells);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
+function comparison(aOnly: number, bOnly: number, concordant = 10): PairedComparison {
+  const pairs = [
+    ...Array.from({ length: aOnly }, () => ({ a: true, b: false })),
+    ...Array.from({ length: bOnly }, () => ({ a: false, b: true })),
+    ...Array.from({ length: concordant }, () => ({ a: true, b: true })),
+  ];
+  const n = pairs.length;
+  return { kind: 'variant', skill: SKILL, model: 'm:a', a: 'draft', b: 'published', accuracy_a: (aOnly + concordant) / n, accuracy_b: (bOnly + concordant) / n, pairs: n, test: mcnemarExact(pairs) };
+}
+
+describe('gates', () => {
+  it('judges thresholds on the draft and fails a metric that cannot be computed', async () => {
+    const summary = await summarize(header, handCells());
+    const gates = evaluateGates(summary, { minAccuracy: 0.7, minRecall: 0.5 });
+    const get = (gate: string, model: string) => gates.find((g) => g.gate === gate && g.model === model)!;
+    expect(get('min-accuracy', 'm:a')).toMatchObject({ passed: false, threshold: 0.7, skill: SKILL });
+    expect(get('min-accuracy', 'm:a').value).toBeCloseTo(0.6);
+    expect(get('min-accuracy', 'm:a').message).toContain('(draft)');
+    expect(get('min-accuracy', 'm:b')).toMatchObject({ passed: true, value: 1 });
+    expect(get('min-recall', 'm:a')).toMatchObject({ passed: true });
+    expect(gates.filter((g) => g.gate === 'regression')).toEqual([]);
+
+    const onlyPublished = await summarize({ ...header, models: [header.models[1]!] }, []);
+    const [precision] = evaluateGates(onlyPublished, { minPrecision: 0.1 });
+    expect(precision).toMatchObject({ gate: 'min-precision', passed: false, value: null });
+    expect(precision!.message).toContain('cannot be computed');
+  });
+
+  it('flags a regression when the draft loses significantly, or loses on too few pairs to test', async () => {
+    expect(isRegression(comparison(0, 7))).toBe(true); // p = 2 / 2^7: significant
+    expect(isRegression(comparison(0, 5))).toBe(true); // p = 0.0625, but 5 pairs can never reach 0.05
+    expect(isRegression(comparison(1, 2))).toBe(true); // lower accuracy, 3 pairs: untestable
+    expect(isRegression(comparison(2, 6))).toBe(false); // 8 pairs, p ≈ 0.29: noise
+    expect(isRegression(comparison(3, 3))).toBe(false);
+    expect(isRegression(comparison(4, 0))).toBe(false);
+    const summary = await summarize(header, handCells());
+    const gates = evaluateGates(summary, { failOnRegression: true });
+    const a = gates.find((g) => g.model === 'm:a')!;
+    expect(a).toMatchObject({ gate: 'regression', passed: false, skill: SKILL });
+    expect(a.message).toContain('too few to test');
+    expect(gates.find((g) => g.model === 'm:b')).toMatchObject({ passed: true });
+  });
+});
