@@ -21,12 +21,13 @@
  * middleware chooses to trust that header.
  */
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
-import { DEFAULT_AUTHORING_LIMITS, buildManifest, computeIntegrity, resolveLimits } from '../package/index';
+import { DEFAULT_AUTHORING_LIMITS, resolveLimits } from '../package/index';
 import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { STORE_ERROR_STATUS, StoreError, storeErrorCodeForStatus, type StoreErrorCode } from './errors';
 import { ADMIN_HEADERS, JSON_MEDIA_TYPE, encodeHeaderText } from './httpWire';
 import { mayRetry, parseRetryAfter, retryDelayMs, type AttemptFailure, type RetryMode } from './httpRetry';
-import { checkIdempotencyKey, checkSkillId, parseEtagList } from './publication';
+import { checkPublishRequest, checkSkillId } from './publication';
+import { verifiedManifest, verifiedResource } from './verify';
 import type {
   CandidateRequest,
   CandidateResult,
@@ -448,56 +449,20 @@ class HttpStore implements SkillStore {
   }
 
   async getManifest(ref: ManifestRef): Promise<SkillManifest> {
-    const revision = await this.getVersion(ref, ref.version);
-    const integrity = await computeIntegrity(revision.package);
-    if (integrity.manifest_hash !== ref.manifest_hash) {
-      throw new StoreError('integrity_mismatch', `manifest of ${ref.namespace}/${ref.name}@${ref.version} does not match the expected hash`, {
-        details: { expected: ref.manifest_hash, observed: integrity.manifest_hash },
-      });
-    }
-    return buildManifest(revision.package, integrity);
+    return verifiedManifest(ref, await this.getVersion(ref, ref.version));
   }
 
   async getResource(ref: ResourceRef): Promise<SkillResourceBody> {
-    const skill = ref.skill;
-    const revision = await this.getVersion(skill, skill.version);
-    const resource = (Array.isArray(revision.package.resources) ? revision.package.resources : []).find((r) => r?.name === ref.name);
-    if (!resource) {
-      throw new StoreError('not_found', `${skill.namespace}/${skill.name}@${skill.version} has no resource '${ref.name}'`);
-    }
-    const integrity = await computeIntegrity(revision.package);
-    const observed = integrity.resource_hashes[ref.name];
-    if (observed !== ref.expected_hash) {
-      throw new StoreError('integrity_mismatch', `resource '${ref.name}' of ${skill.namespace}/${skill.name}@${skill.version} does not match the expected hash`, {
-        details: { expected: ref.expected_hash, observed },
-      });
-    }
-    return { name: resource.name, content_type: resource.content_type, content: resource.content, content_hash: observed };
+    return verifiedResource(ref, await this.getVersion(ref.skill, ref.skill.version));
   }
 
   // --- mutations ---------------------------------------------------------------
 
   async publish(request: PublishRequest): Promise<PublishResult> {
-    // The state-free checks in the order every store applies them, before any byte is sent.
+    // The state-free checks every store applies, before any byte is sent.
     const path = this.skillPath(request.id);
-    checkIdempotencyKey(request.idempotencyKey);
-    const precondition = request.precondition;
-    if (precondition === undefined) {
-      throw new StoreError(
-        'precondition_required',
-        'publishing requires a precondition: If-None-Match: * to create the skill, or If-Match with its current ETag to update it',
-      );
-    }
-    if (precondition.kind === 'if-match' && parseEtagList(precondition.etag) === undefined) {
-      throw new StoreError('invalid_request', `malformed If-Match value ${JSON.stringify(precondition.etag)}: expected a quoted entity tag`);
-    }
+    const precondition = checkPublishRequest(request, this.limits);
     const body = typeof request.body === 'string' || request.body instanceof Uint8Array ? request.body : JSON.stringify(request.body ?? null);
-    const size = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.byteLength;
-    if (size > this.limits.maxPackageBytes) {
-      throw new StoreError('payload_too_large', `package body is ${size} bytes, above the limit of ${this.limits.maxPackageBytes} bytes`, {
-        details: { bytes: size, limit: this.limits.maxPackageBytes },
-      });
-    }
     const headers: Record<string, string> =
       precondition.kind === 'create' ? { [ADMIN_HEADERS.ifNoneMatch]: '*' } : { [ADMIN_HEADERS.ifMatch]: precondition.etag };
     if (request.idempotencyKey !== undefined) headers[ADMIN_HEADERS.idempotencyKey] = request.idempotencyKey;

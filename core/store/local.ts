@@ -30,8 +30,9 @@ import { mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { computeIntegrity, buildManifest, resolveLimits, sameVersionedContent } from '../package/index';
+import { resolveLimits, sameVersionedContent } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
+import { verifiedManifest, verifiedResource } from './verify';
 import { StoreError, isStoreError } from './errors';
 import {
   DEFAULT_ADMINISTRATION_LIMITS,
@@ -504,33 +505,13 @@ class LocalStore implements SkillStore {
   async getManifest(ref: ManifestRef): Promise<SkillManifest> {
     checkSkillId(ref, this.limits);
     await this.requireAvailable(ref, ref.version);
-    const file = await this.readVersion(ref, ref.version);
-    const integrity = await computeIntegrity(file.package);
-    if (integrity.manifest_hash !== ref.manifest_hash) {
-      throw new StoreError('integrity_mismatch', `manifest of ${ref.namespace}/${ref.name}@${ref.version} does not match the expected hash`, {
-        details: { expected: ref.manifest_hash, observed: integrity.manifest_hash },
-      });
-    }
-    return buildManifest(file.package, integrity);
+    return verifiedManifest(ref, await this.readVersion(ref, ref.version));
   }
 
   async getResource(ref: ResourceRef): Promise<SkillResourceBody> {
-    const skill = ref.skill;
-    checkSkillId(skill, this.limits);
-    await this.requireAvailable(skill, skill.version);
-    const file = await this.readVersion(skill, skill.version);
-    const resource = file.package.resources.find((r) => r.name === ref.name);
-    if (!resource) {
-      throw new StoreError('not_found', `${skill.namespace}/${skill.name}@${skill.version} has no resource '${ref.name}'`);
-    }
-    const integrity = await computeIntegrity(file.package);
-    const observed = integrity.resource_hashes[ref.name];
-    if (observed !== ref.expected_hash) {
-      throw new StoreError('integrity_mismatch', `resource '${ref.name}' of ${skill.namespace}/${skill.name}@${skill.version} does not match the expected hash`, {
-        details: { expected: ref.expected_hash, observed },
-      });
-    }
-    return { name: resource.name, content_type: resource.content_type, content: resource.content, content_hash: observed };
+    checkSkillId(ref.skill, this.limits);
+    await this.requireAvailable(ref.skill, ref.skill.version);
+    return verifiedResource(ref, await this.readVersion(ref.skill, ref.skill.version));
   }
 
   // --- mutations -----------------------------------------------------------

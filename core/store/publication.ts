@@ -138,18 +138,14 @@ export function checkIdempotencyKey(key: string | undefined): void {
 }
 
 /**
- * Runs every check of a publication that does not depend on stored state, in the
- * guide's order: identity (400), idempotency key (400), precondition present (428)
- * and well formed (400), body size (413, before parsing), deterministic validation
- * (422 with `details: {errors, warnings, metrics}`). Then computes the normalized
- * package, its integrity hashes, its manifest and the idempotency fingerprint.
+ * The request checks of a publication that need neither stored state nor
+ * validation, in the guide's order: identity (400), idempotency key (400),
+ * precondition present (428) and well formed (400), body size (413, before
+ * parsing). The HTTP client runs them before sending a byte, the stores before
+ * validating; both answer a bad request identically. Returns the precondition.
  */
-export async function preparePublication(
-  request: PublishRequest,
-  limits?: Partial<SkillAuthoringLimits>,
-): Promise<PreparedPublication> {
-  const resolved = resolveLimits(limits);
-  checkSkillId(request.id, resolved);
+export function checkPublishRequest(request: PublishRequest, limits: SkillAuthoringLimits): Precondition {
+  checkSkillId(request.id, limits);
   checkIdempotencyKey(request.idempotencyKey);
   const precondition = request.precondition;
   if (precondition === undefined) {
@@ -165,13 +161,28 @@ export async function preparePublication(
     throw new StoreError('invalid_request', 'unknown precondition kind');
   }
   const size = bodySize(request.body);
-  if (size > resolved.maxPackageBytes) {
+  if (size > limits.maxPackageBytes) {
     throw new StoreError(
       'payload_too_large',
-      `package body is ${size} bytes, above the limit of ${resolved.maxPackageBytes} bytes`,
-      { details: { bytes: size, limit: resolved.maxPackageBytes } },
+      `package body is ${size} bytes, above the limit of ${limits.maxPackageBytes} bytes`,
+      { details: { bytes: size, limit: limits.maxPackageBytes } },
     );
   }
+  return precondition;
+}
+
+/**
+ * Runs every check of a publication that does not depend on stored state
+ * ({@link checkPublishRequest}, then deterministic validation: 422 with
+ * `details: {errors, warnings, metrics}`). Then computes the normalized
+ * package, its integrity hashes, its manifest and the idempotency fingerprint.
+ */
+export async function preparePublication(
+  request: PublishRequest,
+  limits?: Partial<SkillAuthoringLimits>,
+): Promise<PreparedPublication> {
+  const resolved = resolveLimits(limits);
+  const precondition = checkPublishRequest(request, resolved);
   const id = { namespace: request.id.namespace, name: request.id.name };
   const result = validatePackage(request.body, { id, limits: resolved });
   if (!result.valid || result.normalized === undefined) {

@@ -13,10 +13,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type NatMap, type RedisOptions } from 'ioredis';
-import { buildManifest, canonicalJson, resolveLimits, sha256Hex } from '../package/index';
+import { resolveLimits } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { WorkbenchError } from '../errors';
 import { StoreError } from './errors';
+import { verifiedManifest, verifiedResource } from './verify';
 import {
   DEFAULT_ADMINISTRATION_LIMITS,
   IDEMPOTENCY_RETENTION_MS,
@@ -382,34 +383,13 @@ class RedisStore implements SkillStore {
     checkSkillId(ref, this.limits);
     // The manifest carries resource hashes, not bodies: no resource body is read or hashed here.
     const stored = await this.readExact(ref, ref.version, []);
-    let manifest: SkillManifest;
-    try {
-      manifest = buildManifest(stored.pkg, { resource_hashes: stored.resource_hashes });
-    } catch (error) {
-      throw new StoreError('integrity_mismatch', `stored revision ${label(ref)}@${ref.version} is damaged`, { cause: sanitized(error) });
-    }
-    const observed = await sha256Hex(canonicalJson(manifest));
-    if (observed !== ref.manifest_hash) {
-      throw new StoreError('integrity_mismatch', `manifest of ${label(ref)}@${ref.version} does not match the expected hash`, {
-        details: { expected: ref.manifest_hash, observed },
-      });
-    }
-    return manifest;
+    return verifiedManifest(ref, { package: stored.pkg, resource_hashes: stored.resource_hashes });
   }
 
   async getResource(ref: ResourceRef): Promise<SkillResourceBody> {
-    const skill = ref.skill;
-    checkSkillId(skill, this.limits);
-    const stored = await this.readExact(skill, skill.version, [ref.name]);
-    const resource = stored.pkg.resources.find((r) => r.name === ref.name);
-    if (!resource) throw new StoreError('not_found', `${label(skill)}@${skill.version} has no resource '${ref.name}'`);
-    const observed = await sha256Hex(resource.content);
-    if (observed !== ref.expected_hash) {
-      throw new StoreError('integrity_mismatch', `resource '${ref.name}' of ${label(skill)}@${skill.version} does not match the expected hash`, {
-        details: { expected: ref.expected_hash, observed },
-      });
-    }
-    return { name: resource.name, content_type: resource.content_type, content: resource.content, content_hash: observed };
+    checkSkillId(ref.skill, this.limits);
+    const stored = await this.readExact(ref.skill, ref.skill.version, [ref.name]);
+    return verifiedResource(ref, { package: stored.pkg });
   }
 
   /**
