@@ -1006,16 +1006,42 @@ export class JsonlAuditSink implements AuditSink {
 }
 
 /**
+ * Creates the registry marker without a lock: written complete under a unique
+ * name, then linked into place, so two processes creating one registry at once
+ * both succeed and neither ever sees a partial marker.
+ */
+async function createMarker(root: string): Promise<void> {
+  const tmp = join(root, `${MARKER}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx');
+  try {
+    writeFileSync(fd, JSON.stringify({ kind: 'skillbench-local-registry', format: FORMAT }));
+    await fsyncAsync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(tmp, join(root, MARKER));
+  } catch (error) {
+    if (!isErrno(error, 'EEXIST')) throw error;
+  } finally {
+    unlinkQuietly(tmp);
+  }
+  await fsyncDir(root);
+}
+
+/**
  * Opens (creating when needed) the embedded registry in `dir`. A non-empty folder
  * that is not a registry is refused, so a mistyped path never scatters files.
  */
 export async function openLocalStore(dir: string, options: LocalStoreOptions = {}): Promise<SkillStore> {
   const root = resolve(dir);
   try {
-    const marker = await readJson<{ format?: unknown; kind?: unknown }>(join(root, MARKER)).catch((error: unknown) => {
-      if (error instanceof SyntaxError) return { format: undefined, kind: 'damaged' };
-      throw error;
-    });
+    const readMarker = () =>
+      readJson<{ format?: unknown; kind?: unknown }>(join(root, MARKER)).catch((error: unknown) => {
+        if (error instanceof SyntaxError) return { format: undefined, kind: 'damaged' };
+        throw error;
+      });
+    let marker = await readMarker();
     if (!marker) {
       let entries: string[] = [];
       try {
@@ -1023,13 +1049,20 @@ export async function openLocalStore(dir: string, options: LocalStoreOptions = {
       } catch (error) {
         if (!isErrno(error, 'ENOENT')) throw error;
       }
-      if (entries.length > 0) {
-        throw new StoreError('invalid_request', `${root} is not empty and is not a Skillbench registry (no ${MARKER})`);
+      // Another process may be creating the registry right now: its marker's temp
+      // file, or the marker it has just renamed into place, is no foreign content.
+      const foreign = entries.filter((n) => !(n.startsWith(`${MARKER}.`) && n.endsWith('.tmp')));
+      if (foreign.length > 0) {
+        marker = await readMarker();
+        if (!marker) throw new StoreError('invalid_request', `${root} is not empty and is not a Skillbench registry (no ${MARKER})`);
+      } else {
+        await mkdir(root, { recursive: true });
+        await createMarker(root);
+        marker = await readMarker();
       }
-      await mkdir(root, { recursive: true });
-      await writeAtomic(join(root, MARKER), JSON.stringify({ kind: 'skillbench-local-registry', format: FORMAT }));
-    } else if (marker.kind !== 'skillbench-local-registry' || marker.format !== FORMAT) {
-      throw new StoreError('invalid_request', `${root} holds an unsupported registry format (${JSON.stringify(marker.format)})`);
+    }
+    if (marker?.kind !== 'skillbench-local-registry' || marker.format !== FORMAT) {
+      throw new StoreError('invalid_request', `${root} holds an unsupported registry format (${JSON.stringify(marker?.format)})`);
     }
     await mkdir(join(root, 'skills'), { recursive: true });
     await mkdir(join(root, 'catalog'), { recursive: true });

@@ -187,6 +187,16 @@ describe('local registry', () => {
     await expectConsistent(store, id);
   });
 
+  it('creates one registry when several openers race on an empty folder', async () => {
+    const dir = await fresh();
+    const stores = await Promise.all(Array.from({ length: 8 }, () => openLocalStore(dir)));
+    expect(stores).toHaveLength(8);
+    const names = await readdir(dir);
+    expect(names.filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(names).toContain('registry.json');
+    await expect(openLocalStore(dir)).resolves.toBeDefined();
+  });
+
   it('serializes publishes from two processes on one registry: no lost or duplicate revision', async () => {
     const dir = await fresh();
     const id = { namespace: 'multi', name: 'proc' };
