@@ -49,9 +49,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
     namespace: values.namespace ?? basename(dirname(path)),
     name: values.name ?? basename(path).replace(/\.json$/i, ''),
   };
-  let body: string;
+  // Bytes, not text: invalid UTF-8 must come back as a located finding, not be replaced silently.
+  let body: Uint8Array;
   try {
-    body = await readFile(path, 'utf8');
+    body = await readFile(path);
   } catch (error) {
     throw new UsageError(`cannot read ${file}: ${(error as { code?: string }).code ?? String(error)}`);
   }
