@@ -56,6 +56,19 @@ describe('skillbench publish/get/versions/delete/list against local:', { timeout
   const from = ['--from', 'local:reg'];
   let etag = '';
 
+  it('reports invalid UTF-8 in a package file with its location and publishes nothing', async () => {
+    const file = 'skills/packages/demo/broken-bytes.json';
+    await mkdir(dirname(join(work, file)), { recursive: true });
+    const text = JSON.stringify(samplePackage('bytes'));
+    const cut = text.indexOf('"description"');
+    await writeFile(join(work, file), Buffer.concat([Buffer.from(text.slice(0, cut)), Buffer.from([0xff]), Buffer.from(text.slice(cut))]));
+    const run = await cli(['publish', file, '--to', 'local:reg-bytes']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${file}:1:${cut + 1}: error invalid_utf8`);
+    const list = await cli(['list', '--from', 'local:reg-bytes', '--json']);
+    expect(list.stdout).not.toContain('broken-bytes');
+  });
+
   it('creates a skill, deriving its identity from the path, and prints a reusable key', async () => {
     await writePackage('one');
     const run = await cli(['publish', FILE, ...reg, '--json']);
