@@ -5,6 +5,7 @@
  *
  * Isomorphic: no `node:` imports.
  */
+import { joinPointer } from './parse';
 import type { SkillPackage, SkillResource } from './types';
 import { type TextDiff, diffSequences, diffWords } from './wordDiff';
 
@@ -165,9 +166,9 @@ type ResourceField = (typeof RESOURCE_FIELDS)[number];
  */
 const CHANGED_IN_PLACE_SIMILARITY = 0.3;
 
-/** Builds a JSON Pointer from path segments, escaping `~` and `/`. */
+/** A JSON Pointer (RFC 6901) from the document root through `segments`. */
 export function jsonPointer(...segments: (string | number)[]): string {
-  return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return joinPointer('', ...segments);
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
