@@ -5,43 +5,26 @@
  * OpenAI-compatible endpoint (a local HTTP server replaying the Chat
  * Completions wire format).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCli, type CliRun } from '../../helpers/cli';
 import type { CellRecord, EvalSummary, RunHeader } from '../../../evals/types';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../../helpers/chatEndpoint';
 import { writeTinyLlamaGguf } from '../../helpers/gguf';
 
-const BIN = fileURLToPath(new URL('../../../bin/skillbench.mjs', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 let work: string;
 const endpoints: ChatEndpoint[] = [];
 
 function start(args: string[], cwd = work): { child: ChildProcess; done: Promise<Run> } {
-  const child = spawn(process.execPath, [BIN, 'eval', ...args], {
-    cwd,
-    env: { PATH: process.env['PATH'] ?? '', SKILLBENCH_HOME: join(work, 'home'), NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c) => (stdout += String(c)));
-  child.stderr!.on('data', (c) => (stderr += String(c)));
-  const done = new Promise<Run>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-  return { child, done };
+  return startCli(['eval', ...args], { cwd, env: { SKILLBENCH_HOME: join(work, 'home'), NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } });
 }
 
 const cli = (args: string[], cwd?: string) => start(args, cwd).done;

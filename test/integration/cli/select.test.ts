@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,18 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../../helpers/cli';
 import { openStore } from '../../../core/store/connect';
 import { seedExamples } from '../../../core/store/seed';
 
-const BIN = fileURLToPath(new URL('../../../bin/skillbench.mjs', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../../examples/skills/packages/', import.meta.url));
 const TRAVEL_BINDINGS = fileURLToPath(new URL('../../../examples/bindings/travel.json', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 interface CliResult {
   model: string;
@@ -35,19 +30,7 @@ interface CliResult {
 let work: string;
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'select', ...args], {
-      cwd: work,
-      env: { PATH: process.env['PATH'] ?? '', SKILLBENCH_HOME: join(work, 'home'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += String(c)));
-    child.stderr.on('data', (c) => (stderr += String(c)));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(['select', ...args], { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home'), ...env } });
 }
 
 const results = (run: Run): CliResult[] => (JSON.parse(run.stdout) as { results: CliResult[] }).results;

@@ -1,38 +1,21 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../../helpers/cli';
 import { validatePackage } from '../../../core/package/index';
 import { samplePackage } from '../core/store/samplePackage';
 
-const BIN = fileURLToPath(new URL('../../../bin/skillbench.mjs', import.meta.url));
 const EXAMPLES = fileURLToPath(new URL('../../../examples/skills/packages/', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 let work: string;
 
 /** Runs the real `skillbench` binary in the temp workspace. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: work,
-      env: { PATH: process.env['PATH'] ?? '', SKILLBENCH_HOME: join(work, 'home'), ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += String(c)));
-    child.stderr.on('data', (c) => (stderr += String(c)));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home'), ...env } });
 }
 
 const json = <T = Record<string, unknown>>(run: Run): T => JSON.parse(run.stdout) as T;

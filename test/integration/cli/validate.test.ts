@@ -1,18 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from '../../helpers/cli';
 import { baseline } from '../../unit/core/package/baseline';
 
-const BIN = fileURLToPath(new URL('../../../bin/skillbench.mjs', import.meta.url));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 interface Report {
   file: string;
@@ -28,19 +22,7 @@ let work: string;
 
 /** Runs the real `skillbench` binary with the temp folder as working directory. */
 function cli(args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: work,
-      env: { PATH: process.env['PATH'] ?? '', SKILLBENCH_HOME: join(work, 'home') },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += String(c)));
-    child.stderr.on('data', (c) => (stderr += String(c)));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runCli(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home') } });
 }
 
 async function write(path: string, content: string | Uint8Array): Promise<void> {
