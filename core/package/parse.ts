@@ -83,9 +83,16 @@ export function parsePointer(pointer: string): string[] | undefined {
 
 /** Maps offsets to lines and columns; built once per text, on first use. */
 export class LineIndex {
-  private readonly starts: number[] = [0];
+  private readonly starts: number[];
 
-  constructor(text: string) {
+  /**
+   * `lineStarts`, when given, must be the offsets where the lines of `text`
+   * start (0 first); whoever has already walked every line break (the parser
+   * does, for valid JSON) saves a pass over the text.
+   */
+  constructor(text: string, lineStarts?: readonly number[]) {
+    this.starts = lineStarts === undefined ? [0] : lineStarts.slice();
+    if (lineStarts !== undefined) return;
     const starts = this.starts;
     if (!text.includes('\r')) {
       let at = text.indexOf('\n');
@@ -181,6 +188,12 @@ const HEX4 = /[0-9a-fA-F]{4}/y;
  */
 class Scanner {
   readonly duplicates: { pointer: string; start: number; end: number; key: string }[] = [];
+  /**
+   * Where lines start, from the line breaks between tokens. In valid JSON
+   * every line break is between tokens (strings cannot hold one), so for a
+   * document `JSON.parse` accepted these are all of them.
+   */
+  readonly lineStarts: number[] = [0];
   private pos = 0;
   private readonly stack: Frame[] = [];
 
@@ -437,7 +450,12 @@ class Scanner {
   private skipWhitespace(): void {
     const text = this.text;
     let at = this.pos;
-    while (at < text.length && isWhitespace(text.charCodeAt(at))) at++;
+    for (; at < text.length; at++) {
+      const c = text.charCodeAt(at);
+      if (c === 0x20) continue;
+      if (c === 0x0a || (c === 0x0d && text.charCodeAt(at + 1) !== 0x0a)) this.lineStarts.push(at + 1);
+      else if (c !== 0x09 && c !== 0x0d) break;
+    }
     this.pos = at;
   }
 }
@@ -450,6 +468,7 @@ class Document implements ParsedJson {
     readonly value: unknown,
     private readonly text: string,
     private readonly root: Node,
+    private readonly lineStarts: readonly number[],
   ) {}
 
   private find(pointer: string): { node: Node; member?: Member } | undefined {
@@ -510,7 +529,7 @@ class Document implements ParsedJson {
   }
 
   rangeOf(span: SourceSpan): SourceRange {
-    this.lines ??= new LineIndex(this.text);
+    this.lines ??= new LineIndex(this.text, this.lineStarts);
     return this.lines.range(span);
   }
 }
@@ -561,7 +580,7 @@ export function parseJsonDocument(text: string): ParseResult {
       })),
     };
   }
-  return new Document(value, text, root);
+  return new Document(value, text, root, scanner.lineStarts);
 }
 
 /** Result of {@link decodeUtf8}. */

@@ -169,6 +169,20 @@ export interface AuthorityPattern {
   lead: string;
   source: string;
   guard: AuthorityGuard;
+  /**
+   * Short spellings that every match of `source`, together with the mark
+   * before its lead, contains (case-insensitively), with only letters,
+   * whitespace and apostrophes between that mark and the anchor. The fast
+   * scanner looks for these and runs the patterns only in the clause around
+   * them, so a pattern edit must keep this true; the differential test in
+   * `scan.test.ts` generates matches of every `source` and fails when an
+   * anchor is missing. Syntax: letters, `'`, `-` and space stand for
+   * themselves; `{...}` is one character out of `|`-separated choices, where
+   * `M` is a lead mark (space, tab, line break, `*`, `_`, `(`) and `S` any
+   * whitespace. Each anchor is at least 7 characters long, so four aligned
+   * bytes of it always fall inside it.
+   */
+  anchors: readonly string[];
 }
 
 const CONTROL_WORDS =
@@ -191,6 +205,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
       '(?:instructions|rules|policies|guidelines|guardrails|directions|directives|prompts?|constraints)\\b' +
       '(?!\\s+(?:in|from|inside|within|embedded|contained|found|coming|included|returned|provided)\\b)',
     guard: 'negation',
+    anchors: ['{M}ignore', 'disregard', '{M}forget{S}'],
   },
   {
     kind: 'bypass_controls',
@@ -198,6 +213,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     label: 'instruction to bypass approval, review, safety or policy',
     source: `(?:bypass|circumvent|evade|sidestep)\\s+(?:the\\s+|any\\s+|all\\s+|your\\s+|our\\s+|these\\s+|those\\s+)?(?:[a-z-]+\\s+)?${CONTROL_WORDS}\\b`,
     guard: 'negation',
+    anchors: ['{M}bypass{S}', 'circumvent', '{M}evade{S}', 'sidestep'],
   },
   {
     kind: 'disable_controls',
@@ -207,6 +223,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
       '(?:disable|deactivate|turn\\s+off|switch\\s+off)\\s+(?:the\\s+|any\\s+|all\\s+|your\\s+)?(?:[a-z-]+\\s+)?' +
       '(?:safety(?:\\s+(?:checks?|filters?|features?|rules?|controls?|measures?|mode))?|guardrails?|approvals?|approval\\s+(?:steps?|gates?)|content\\s+filter(?:s|ing)?|audit(?:ing|\\s+logs?|\\s+logging)?|sandbox(?:ing)?|human\\s+review|hitl)\\b',
     guard: 'negation',
+    anchors: ['{M}disable', 'deactivate', '{M}turn{S}{S|o}', '{M}switch'],
   },
   {
     kind: 'claims_elevated_access',
@@ -216,6 +233,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
       'you\\s+(?:now\\s+)?(?:have|hold|are\\s+granted|have\\s+been\\s+granted)\\s+(?:full\\s+|unrestricted\\s+|unlimited\\s+|complete\\s+)?' +
       '(?:root|admin|administrator|administrative|superuser|sudo|elevated|unrestricted|god[- ]mode)\\s+(?:access|privileges?|permissions?|rights|mode)\\b',
     guard: 'conditional',
+    anchors: ['{S|e|d|l}{S}root{S}', '{S}admin{S|i}', 'superuser', '{S|e|d|l}{S}sudo{S}', 'elevated', 'unrestricted', '{S}god{-| }mo'],
   },
   {
     kind: 'skip_approval',
@@ -223,6 +241,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     label: 'instruction not to ask for approval or confirmation',
     source: "(?:do\\s+not|don't|dont|never|no\\s+need\\s+to)\\s+(?:ask|wait|check)\\s+(?:for\\s+|with\\s+)?(?:the\\s+|any\\s+|user\\s+|human\\s+|their\\s+|explicit\\s+)?(?:approval|confirmation|permission|consent|sign-?off)\\b",
     guard: 'reporting',
+    anchors: ['{o|S}{S}not{S}{S|a|w|c}', "{M}don't{S}", '{M}dont{S}{S|a|w|c}', '{M}never{S}', '{o|S}{S}need{S}'],
   },
   {
     kind: 'skip_approval',
@@ -230,6 +249,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     label: 'instruction to act without approval or confirmation',
     source: 'without\\s+(?:asking|waiting|requesting|seeking|getting|obtaining)\\s+(?:for\\s+)?(?:the\\s+|any\\s+|user\\s+|human\\s+|their\\s+|explicit\\s+)?(?:approval|confirmation|permission|consent|sign-?off)\\b',
     guard: 'negation',
+    anchors: ['{M}without{S}'],
   },
   {
     kind: 'skip_approval',
@@ -237,6 +257,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     label: 'instruction to skip approval, confirmation or review',
     source: 'skip\\s+(?:the\\s+|any\\s+|all\\s+)?(?:approval|confirmation|human\\s+review|review|hitl|sign-?off|safety\\s+checks?)(?:\\s+(?:steps?|gates?|process|checks?|prompts?))?\\b',
     guard: 'negation',
+    anchors: ['{M}skip{S}{S|t|a|c|h|r|s}'],
   },
   {
     kind: 'override_system',
@@ -245,6 +266,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     source:
       'override\\s+(?:the\\s+|any\\s+|all\\s+|your\\s+)?(?:system\\s+(?:prompt|instructions|message|rules)|developer\\s+(?:instructions|message|prompt)|safety\\s+(?:rules|polic(?:y|ies)|settings|guidelines)|guardrails|framework\\s+(?:rules|policies)|(?:previous|prior)\\s+instructions)\\b',
     guard: 'negation',
+    anchors: ['override'],
   },
   {
     kind: 'impersonate_privileged_role',
@@ -254,6 +276,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
       '(?:act|behave)\\s+as\\s+(?:if\\s+you\\s+(?:are|were)\\s+)?(?:the\\s+)?(?:system|developer)(?:\\s+(?:prompt|message|role))?\\b' +
       '(?!-|\\s+(?:administrator|admin|engineer|architect|analyst|operator|designer|integrator|owner|team|account|user|would|does)\\b)',
     guard: 'negation',
+    anchors: ['{S}system', 'developer'],
   },
   {
     kind: 'impersonate_privileged_role',
@@ -261,6 +284,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     label: 'claim to be the system, developer or an administrator',
     source: '(?:you\\s+are\\s+now|pretend\\s+(?:to\\s+be|you\\s+are))\\s+(?:the\\s+|a\\s+|an\\s+|in\\s+)?(?:system|developer|root|admin|administrator|superuser|unrestricted|jailbroken|dan)\\b(?!\\s+(?:administrator|engineer)\\b)',
     guard: 'negation',
+    anchors: ['pretend', '{S|e}{S}now{S}{S|t|a|i|s|d|r|u|j}'],
   },
   {
     kind: 'jailbreak_mode',
@@ -268,6 +292,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     label: 'instruction to enter an unrestricted mode',
     source: '(?:enable|enter|activate|switch\\s+to)\\s+(?:the\\s+)?(?:god|jailbreak|dan|unrestricted)\\s+mode\\b',
     guard: 'negation',
+    anchors: ['jailbreak', 'unrestricted', '{S|e|r|o}{S}god{S}{S|m}', '{S|e|r|o}{S}dan{S}{S|m}'],
   },
   {
     kind: 'escalate_privileges',
@@ -275,6 +300,7 @@ export const AUTHORITY_PATTERNS: readonly AuthorityPattern[] = [
     label: 'instruction to escalate its own privileges',
     source: '(?:(?:escalate|elevate)\\s+(?:your\\s+own|your|its\\s+own)|(?:grant|give)\\s+yourself(?:\\s+[a-z-]+)?)\\s+(?:access|permissions?|privileges?|rights|approval)\\b',
     guard: 'negation',
+    anchors: ['escalate', 'elevate', 'yourself'],
   },
 ];
 

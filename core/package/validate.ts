@@ -11,7 +11,7 @@
  */
 import { canonicalJson } from './canonical';
 import { checkLimits, DEFAULT_AUTHORING_LIMITS, RUNTIME_MAX_NAME_CHARS } from './limits';
-import { normalizeEntry, normalizeLineEndings, normalizePackage, type SkillPackageInput, type SkillResourceInput } from './normalize';
+import { normalizeEntry, normalizePackage, type SkillPackageInput, type SkillResourceInput } from './normalize';
 import { decodeUtf8, joinPointer, MAX_JSON_DEPTH, parseJsonDocument, type ParsedJson, type SourceSpan } from './parse';
 import {
   ACTIVATION_PHRASES,
@@ -23,7 +23,7 @@ import {
   VAGUE_LOAD_WHEN,
   type FindingCode,
 } from './rules';
-import { scanText } from './scan';
+import { scanText, type ScanCache } from './scan';
 import { estimateTokens, TOKEN_ESTIMATOR, utf8Bytes } from './tokens';
 import {
   BOUNDARIES,
@@ -41,6 +41,12 @@ export interface ValidateOptions {
   id?: SkillId;
   /** Overrides of the default authoring limits (guide 9.11). */
   limits?: Partial<SkillAuthoringLimits>;
+  /**
+   * Scans of the strings of earlier validations, for validating the same
+   * package again after an edit: only the strings that changed are scanned.
+   * Same result as without it.
+   */
+  cache?: ScanCache;
 }
 
 /**
@@ -249,6 +255,7 @@ class Checker {
   constructor(
     private readonly report: Report,
     private readonly limits: SkillAuthoringLimits,
+    private readonly cache: ScanCache | undefined,
   ) {}
 
   private wrongType(path: string, field: string, expected: string, got: unknown): void {
@@ -396,8 +403,8 @@ class Checker {
     }
   }
 
-  /** Semantic checks over the shaped input (type errors already reported and skipped). */
-  semantics(doc: Record<string, unknown>, input: SkillPackageInput): void {
+  /** Semantic checks over the shaped input (type errors already reported and skipped); `normalized` is its normal form. */
+  semantics(doc: Record<string, unknown>, input: SkillPackageInput, normalized: SkillPackage): void {
     const report = this.report;
     const limits = this.limits;
     for (const field of ['display_name', 'description', 'change_reason'] as const) {
@@ -436,7 +443,7 @@ class Checker {
     resources.forEach((resource, i) => {
       const raw = rawResources[i];
       if (!isPlainObject(raw)) return;
-      this.resourceSemantics(raw, resource, i, names);
+      this.resourceSemantics(raw, resource, normalized.resources[i]?.content ?? '', i, names);
     });
     const changeReasonBytes = this.bytesOf('/change_reason', input.change_reason, normalizeEntry(input.change_reason));
     if (changeReasonBytes > limits.maxChangeReasonBytes) report.add('change_reason_bytes_exceeded', '/change_reason', [changeReasonBytes, limits.maxChangeReasonBytes]);
@@ -449,7 +456,7 @@ class Checker {
     });
   }
 
-  private resourceSemantics(raw: Record<string, unknown>, resource: SkillResourceInput, i: number, names: Map<string, number>): void {
+  private resourceSemantics(raw: Record<string, unknown>, resource: SkillResourceInput, content: string, i: number, names: Map<string, number>): void {
     const report = this.report;
     const limits = this.limits;
     const path = `/resources/${i}`;
@@ -486,7 +493,7 @@ class Checker {
     const contentType = normalizeEntry(resource.content_type);
     if (contentType !== '' && !CONTENT_TYPES.includes(contentType)) report.add('invalid_content_type', `${path}/content_type`, [contentType]);
     if (this.present(raw, path, 'content')) {
-      const content = normalizeLineEndings(resource.content);
+      // `content` is the normalized resource content (LF line endings), computed once for the package.
       if (content.trim() === '') {
         report.add('empty_content', `${path}/content`, []);
         return;
@@ -552,7 +559,7 @@ class Checker {
     while (stack.length > 0) {
       const { path, node, projected } = stack.pop()!;
       if (typeof node === 'string') {
-        const scan = scanText(node, { projected });
+        const scan = this.cache === undefined ? scanText(node, { projected }) : this.cache.scan(node, { projected });
         this.measured.set(path, scan.bytes);
         this.extraBytes += scan.bytes - node.length;
         for (const hit of scan.hits) {
@@ -578,8 +585,9 @@ class Checker {
 /** The package size, once every string has been measured (`stringExtra`: see `Checker.stringExtraBytes`). */
 type PackageSize = (stringExtra: number) => number;
 
-function validateDocument(value: unknown, doc: ParsedJson | undefined, size: PackageSize, report: Report, limits: SkillAuthoringLimits, id: SkillId | undefined): PackageCheck {
-  const checker = new Checker(report, limits);
+function validateDocument(value: unknown, doc: ParsedJson | undefined, size: PackageSize, report: Report, limits: SkillAuthoringLimits, options: ValidateOptions): PackageCheck {
+  const id = options.id;
+  const checker = new Checker(report, limits, options.cache);
   if (id !== undefined) checker.identity(id);
   if (!isPlainObject(value)) {
     report.add('document_not_object', '', [typeName(value)]);
@@ -587,8 +595,8 @@ function validateDocument(value: unknown, doc: ParsedJson | undefined, size: Pac
   }
   const input = checker.shape(value);
   checker.content(value);
-  checker.semantics(value, input);
   const normalized = normalizePackage(input);
+  checker.semantics(value, input, normalized);
   const metrics = checker.sizes(normalized, input, size(checker.stringExtraBytes));
   return report.result(metrics, checker.shapeOk ? normalized : undefined);
 }
@@ -656,7 +664,7 @@ function run(input: unknown, options: ValidateOptions): PackageCheck {
     }
     const canonicalBytes = utf8Bytes(canonicalJson(input));
     const report = new Report(undefined, input);
-    const check = validateDocument(input, undefined, () => canonicalBytes, report, limits, options.id);
+    const check = validateDocument(input, undefined, () => canonicalBytes, report, limits, options);
     return early.length === 0 ? check : { ...check, valid: false, errors: [...early, ...check.errors] };
   }
 
@@ -667,7 +675,7 @@ function run(input: unknown, options: ValidateOptions): PackageCheck {
   }
   const report = new Report(parsed, parsed.value);
   if (text.charCodeAt(0) === 0xfeff) report.add('byte_order_mark', '', [], { span: { start: 0, end: 1 } });
-  const check = validateDocument(parsed.value, parsed, size, report, limits, options.id);
+  const check = validateDocument(parsed.value, parsed, size, report, limits, options);
   return early.length === 0 ? check : { ...check, valid: false, errors: [...early, ...check.errors] };
 }
 
@@ -678,6 +686,7 @@ function run(input: unknown, options: ValidateOptions): PackageCheck {
  */
 export function validatePackage(input: unknown, options: ValidateOptions = {}): PackageCheck {
   try {
+    options?.cache?.nextRound();
     return run(input, options ?? {});
   } catch {
     // A bug must not take the editor or CI down with it: report it as a finding.

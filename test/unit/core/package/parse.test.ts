@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import {
   decodeUtf8,
   joinPointer,
+  LineIndex,
   MAX_JSON_DEPTH,
   parseJsonDocument,
   parsePointer,
@@ -92,6 +93,33 @@ describe('parseJsonDocument: values', () => {
     const doc = parsed('{"__proto__": {"x": 1}}');
     expect(Object.keys(doc.value as object)).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(doc.value)).toBe(Object.prototype);
+  });
+});
+
+describe('parseJsonDocument: lines', () => {
+  it('places every offset on the line and column a fresh line index gives, whatever the line breaks', () => {
+    // The parser records line starts while it skips whitespace between tokens; this checks them
+    // against the index that scans the whole text, with LF, CRLF and CR breaks mixed.
+    const breakArb = fc.constantFrom('\n', '\r\n', '\r', '\n\n', ' \r\n\t');
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.array(breakArb, { minLength: 1, maxLength: 6 }), fc.array(fc.nat(), { minLength: 1, maxLength: 20 }), (value, breaks, offsets) => {
+        let k = 0;
+        const text = JSON.stringify({ v: value }, null, 2).replace(/\n/g, () => breaks[k++ % breaks.length]!);
+        const doc = parsed(text);
+        const fresh = new LineIndex(text);
+        for (const offset of [...offsets, text.length]) {
+          const at = offset % (text.length + 1);
+          expect(doc.rangeOf({ start: at, end: at })).toEqual(fresh.range({ start: at, end: at }));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('handles a document of half a million lines', () => {
+    const text = `[\n${'1,\n'.repeat(500_000)}2\n]`;
+    const doc = parsed(text);
+    expect(doc.locate('/500000')).toEqual({ line: 500_002, column: 1, endLine: 500_002, endColumn: 2 });
   });
 });
 
