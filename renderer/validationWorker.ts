@@ -4,7 +4,7 @@
  * The page posts `{seq, text, id?, limits?}` on every edit; answers carry the
  * same `seq`, so the page drops answers to edits it has already superseded.
  */
-import { validatePackage, type PackageCheck, type SkillAuthoringLimits, type SkillId } from '../core/package/index';
+import { ScanCache, validatePackage, type PackageCheck, type SkillAuthoringLimits, type SkillId } from '../core/package/index';
 
 /** A validation request from the editor. */
 export interface ValidationRequest {
@@ -22,12 +22,16 @@ export interface ValidationResponse {
   elapsedMs: number;
 }
 
-/** Validates one request; pure, so the page and tests can call it directly too. */
-export function handleValidation(request: ValidationRequest): ValidationResponse {
+/**
+ * Validates one request. Successive edits of one document share `cache`, so a
+ * keystroke rescans only the strings it changed (findings are identical).
+ */
+export function handleValidation(request: ValidationRequest, cache?: ScanCache): ValidationResponse {
   const started = performance.now();
   const check = validatePackage(request.text, {
     ...(request.id ? { id: request.id } : {}),
     ...(request.limits ? { limits: request.limits } : {}),
+    ...(cache ? { cache } : {}),
   });
   return { seq: request.seq, check, elapsedMs: performance.now() - started };
 }
@@ -40,5 +44,7 @@ interface WorkerScope {
 // Only wire the message loop inside a dedicated worker (not when imported by tests or the page).
 const scope = globalThis as unknown as Partial<WorkerScope> & { importScripts?: unknown };
 if (typeof scope.importScripts === 'function') {
-  scope.onmessage = (event) => scope.postMessage?.(handleValidation(event.data));
+  // One worker serves one editor document, so one cache serves all its edits.
+  const cache = new ScanCache();
+  scope.onmessage = (event) => scope.postMessage?.(handleValidation(event.data, cache));
 }
