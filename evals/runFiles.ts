@@ -1,8 +1,8 @@
 /**
  * The files of a run directory: `header.json` (written once, atomically),
- * `cells.jsonl` (one finished cell per line, appended with one write call per
- * line), `summary.json` (rewritten atomically at the end) and `lock` (the pid
- * of the runner using the folder).
+ * `cells.jsonl` (one finished cell per line, appended in whole lines),
+ * `summary.json` (rewritten atomically at the end) and `lock` (the pid of the
+ * runner using the folder).
  *
  * A kill can leave at most one torn line at the end of `cells.jsonl`: readers
  * skip it, and a resuming runner cuts it off before appending.
@@ -135,9 +135,17 @@ export async function cutTornTail(file: string, scan: CellsScan): Promise<void> 
   if (scan.totalBytes > scan.validBytes) await truncate(file, scan.validBytes);
 }
 
-/** Appends cells to a cells file: one write call per line, serialized, so lines never interleave. */
+/**
+ * Appends cells to a cells file. Writes are serialized so lines never
+ * interleave; cells that finish while a write is in flight go out together in
+ * the next one (group commit), so many concurrent cells cost few system calls
+ * while each still reaches the file as soon as the write before it is done.
+ * Lines are whole within a write, so a kill can still tear only the last line.
+ */
 export class CellWriter {
-  private chain: Promise<void> = Promise.resolve();
+  private pending: Buffer[] = [];
+  private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  private flushing: Promise<void> | undefined;
 
   private constructor(private readonly handle: FileHandle) {}
 
@@ -149,17 +157,34 @@ export class CellWriter {
   /** Appends one cell; resolves when its line is written. */
   append(cell: CellRecord): Promise<void> {
     const line = Buffer.from(`${JSON.stringify(cell)}\n`, 'utf8');
-    const next = this.chain.then(async () => {
-      await this.handle.write(line, 0, line.length);
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push(line);
+      this.waiters.push({ resolve, reject });
+      this.flushing ??= this.flush();
     });
-    // A failed write must not poison the writes queued after it; the caller of this one sees the failure.
-    this.chain = next.catch(() => undefined);
-    return next;
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = Buffer.concat(this.pending);
+      const waiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
+      try {
+        const { bytesWritten } = await this.handle.write(batch, 0, batch.length);
+        if (bytesWritten !== batch.length) throw new Error(`short write: ${bytesWritten} of ${batch.length} bytes`);
+        for (const w of waiters) w.resolve();
+      } catch (error) {
+        // The cells of a failed write see the failure; later ones still get their own attempt.
+        for (const w of waiters) w.reject(error);
+      }
+    }
+    this.flushing = undefined;
   }
 
   /** Waits for pending writes and closes the file. */
   async close(): Promise<void> {
-    await this.chain;
+    while (this.flushing) await this.flushing;
     await this.handle.close();
   }
 }
