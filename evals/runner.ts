@@ -6,8 +6,8 @@
  *   adapts to rate limits (see `limiter.ts`): a 429 halves that provider's
  *   concurrency, the call waits (the server's Retry-After when given) and is
  *   retried; the concurrency grows back as calls succeed.
- * - Each finished cell is appended to `cells.jsonl` as one line with one write
- *   call. A rerun with the same configuration (same config hash, same run
+ * - Each finished cell is appended to `cells.jsonl` as one whole line as soon
+ *   as the write before it is done (group commit). A rerun with the same configuration (same config hash, same run
  *   directory) reads the recorded cells back, cuts a torn last line, and runs
  *   only the missing cells: no cell is ever done twice.
  * - Repeat `r` sends seed `r` and uses repeat index `r` in the answer cache,
