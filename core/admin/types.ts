@@ -2,37 +2,21 @@
  * Ports of the reference admin host: the optional authoring advisor and the
  * body-free request log.
  */
-import type { ActivationExamples, Boundary, ResourceContentType, SkillId, ValidationResult } from '../package/types';
+import type { ResourceIndexEntry, SkillId, SkillManifest, ValidationResult } from '../package/types';
 import type { AuthoringAnalysis } from '../store/httpWire';
 
-/** Body-free index entry of one resource, as the advisor sees it (no `content`). */
-export interface AdvisorResourceEntry {
-  name: string;
-  description: string;
-  load_when: string;
-  applies_to: Boundary[];
-  required_when_selected: boolean;
-  content_type: ResourceContentType;
-}
+/** Body-free index entry of one resource, as the advisor sees it (no content, no hash). */
+export type AdvisorResourceEntry = Omit<ResourceIndexEntry, 'content_hash'>;
 
 /**
  * What the advisor receives (guide section 5.3): normalized metadata, main guidance,
  * tool hints, activation examples, the deterministic findings and a body-free
- * resource index. Resource bodies and `change_reason` are withheld by construction.
+ * resource index: the manifest's content, so resource bodies and `change_reason`
+ * are withheld by construction.
  */
 export interface AdvisorInput {
   id: SkillId;
-  package: {
-    display_name: string;
-    description: string;
-    domains: string[];
-    tags: string[];
-    planning_instructions: string[];
-    response_instructions: string[];
-    tool_hints: string[];
-    activation_examples: ActivationExamples;
-    resources: AdvisorResourceEntry[];
-  };
+  package: Omit<SkillManifest, 'resources'> & { resources: AdvisorResourceEntry[] };
   validation: ValidationResult;
 }
 
