@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 
 /** Debian packages the tests need, by the command that proves each is present. */
-const REQUIRED = [{ command: 'redis-server', pkg: 'redis-server' }];
+const REQUIRED = [
+  { command: 'redis-server', pkg: 'redis-server' },
+  // The admin API test replays the guide's curl session; TLS tests make certificates with openssl.
+  { command: 'curl', pkg: 'curl' },
+  { command: 'openssl', pkg: 'openssl' },
+];
 
 function onPath(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
