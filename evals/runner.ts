@@ -124,19 +124,6 @@ export function cellKey(model: string, variant: string, caseId: string, repeat: 
   return `${model}|${variant}|${caseId}|${repeat}`;
 }
 
-function caseInfo(c: EvalCase): CaseInfo {
-  return {
-    id: c.id,
-    skill: c.skill,
-    source: c.source,
-    request: c.request,
-    expect: c.expect,
-    boundary: c.boundary,
-    ...(c.expectedResources && { expectedResources: c.expectedResources }),
-    ...(c.context !== undefined && { context: c.context }),
-  };
-}
-
 /**
  * The hash of everything that decides the cells: models, variants (exact
  * revisions and hashes), catalogs (exact entries and budget), cases, repeats
@@ -284,7 +271,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       if (c.skill !== plan.skill) throw new WorkbenchError('invalid_request', `case ${c.id} belongs to ${c.skill}, not ${plan.skill}`);
       if (seenCases.has(c.id)) throw new WorkbenchError('invalid_request', `case ${c.id} is given twice`);
       seenCases.add(c.id);
-      cases.push(caseInfo(c));
+      cases.push(c);
     }
     for (const v of plan.variants) {
       const key = `${v.info.label}|${plan.skill}`;

@@ -9,8 +9,7 @@
 import type { SelectionTrace } from '../core/selector/select';
 import type { SelectorDiagnostic } from '../core/selector/types';
 import type { Confusion, Expectation, McNemarResult, Rates, TriggerRate } from './metrics';
-import type { CaseSource } from './suite';
-import type { Boundary } from '../core/package/types';
+import type { EvalCase } from './suite';
 
 /** One skill of the controlled catalog the selector saw, exactly. */
 export interface CatalogEntry {
@@ -72,18 +71,8 @@ export interface RunHeader {
   cases: CaseInfo[];
 }
 
-/** A case of the run. */
-export interface CaseInfo {
-  id: string;
-  skill: string;
-  source: CaseSource;
-  request: string;
-  expect: Expectation;
-  boundary: Boundary;
-  expectedResources?: string[];
-  /** Bounded lifecycle context the selector saw with the request. */
-  context?: string;
-}
+/** A case of the run, as the header records it: exactly the suite's case. */
+export type CaseInfo = EvalCase;
 
 /** What one cell produced. `error` covers transport failures and timeouts: never folded into not_activated. */
 export interface CellRecord {
