@@ -26,11 +26,11 @@ import { Worker } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 import { closeSharedDispatcher, openModel } from '../../core/models/index';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../../core/models/types';
-import type { SkillPackage } from '../../core/package/types';
 import { createMemoryRegistry } from '../../core/workspace/catalog';
 import { buildCatalog } from '../../evals/catalog';
 import { runEval, type EvalSkillPlan } from '../../evals/runner';
 import type { EvalCase } from '../../evals/suite';
+import { benchPackage } from './fixtures';
 import type { BenchRow } from './harness';
 
 const SUITE = 'evals';
@@ -43,32 +43,8 @@ const MEMORY_REPEATS = 25;
 const MEMORY_CELLS = MEMORY_CASES * MEMORY_MODELS * MEMORY_REPEATS;
 const MEMORY_MARK = 10_000;
 
-function benchPackage(i: number): SkillPackage {
-  const topic = `topic${i}`;
-  return {
-    display_name: `Skill ${i}`,
-    description: `Use when a request asks about ${topic}: planning, checking and reporting on ${topic} for a trip or an operation.`,
-    domains: ['bench'],
-    tags: [topic, 'bench'],
-    planning_instructions: [`Resolve every ${topic} detail before calling tools that depend on it.`],
-    response_instructions: [`State the ${topic} outcome first.`],
-    tool_hints: [],
-    resources: [0, 1].map((r) => ({
-      name: `${topic}-ref-${r}`,
-      description: `Reference ${r} for ${topic}.`,
-      load_when: `Load when the ${topic} request involves case ${r}.`,
-      applies_to: [],
-      required_when_selected: false,
-      content_type: 'text/markdown' as const,
-      content: `# ${topic} reference ${r}\n\n${'- a checklist line about this topic.\n'.repeat(10)}`,
-    })),
-    activation_examples: { should_activate: [], should_not_activate: [] },
-    change_reason: 'bench',
-  };
-}
-
 async function benchPlan(cases: number, skillCount = CANDIDATES): Promise<EvalSkillPlan> {
-  const entries = Array.from({ length: skillCount }, (_, i) => ({ id: { namespace: 'bench', name: `s${String(i).padStart(2, '0')}` }, package: benchPackage(i) }));
+  const entries = Array.from({ length: skillCount }, (_, i) => ({ id: { namespace: 'bench', name: `s${String(i).padStart(2, '0')}` }, package: benchPackage(i, { detailed: false, checklistLines: 10 }) }));
   const registry = await createMemoryRegistry(entries);
   const skill = { namespace: 'bench', name: 's03' };
   const catalog = await buildCatalog({ registry, skill, source: 'bench' });

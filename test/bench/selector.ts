@@ -6,41 +6,13 @@
  * costs per evaluation case; the target is under 1 ms.
  */
 import type { GenerateRequest, GenerateResult, ModelClient } from '../../core/models/types';
-import type { SkillPackage } from '../../core/package/types';
+import { benchPackage } from './fixtures';
 import { selectForRequest } from '../../core/selector/select';
 import type { SkillBinding } from '../../core/selector/types';
 import { createMemoryRegistry } from '../../core/workspace/catalog';
 import { compare, type BenchRow } from './harness';
 
 const CANDIDATES = 16;
-
-function benchPackage(i: number): SkillPackage {
-  const topic = `topic${i}`;
-  return {
-    display_name: `Skill ${i}`,
-    description: `Use when a request asks about ${topic}: planning, checking and reporting on ${topic} for a trip or an operation, including its risks and limits.`,
-    domains: ['bench'],
-    tags: [topic, 'bench'],
-    planning_instructions: [
-      `Resolve every ${topic} detail before calling tools that depend on it.`,
-      `Prefer the authoritative ${topic} source and say which one was used.`,
-      `When ${topic} data is older than a day, refresh it before relying on it.`,
-    ],
-    response_instructions: [`State the ${topic} outcome first, then the evidence for it.`],
-    tool_hints: [],
-    resources: [0, 1].map((r) => ({
-      name: `${topic}-ref-${r}`,
-      description: `Reference ${r} for ${topic}.`,
-      load_when: `Load when the ${topic} request involves case ${r}.`,
-      applies_to: [],
-      required_when_selected: false,
-      content_type: 'text/markdown' as const,
-      content: `# ${topic} reference ${r}\n\n${'- a checklist line about this topic.\n'.repeat(20)}`,
-    })),
-    activation_examples: { should_activate: [], should_not_activate: [] },
-    change_reason: 'bench',
-  };
-}
 
 /** Answers instantly with a fixed valid answer per task kind. */
 class InstantModel implements ModelClient {
@@ -59,7 +31,7 @@ class InstantModel implements ModelClient {
 export async function bench(): Promise<BenchRow[]> {
   const entries = Array.from({ length: CANDIDATES }, (_, i) => ({
     id: { namespace: 'bench', name: `s${String(i).padStart(2, '0')}` },
-    package: benchPackage(i),
+    package: benchPackage(i, { detailed: true, checklistLines: 20 }),
   }));
   const registry = await createMemoryRegistry(entries);
   const bindings: SkillBinding[] = entries.map((e) => ({ ...e.id, version: 'published', activation: 'auto', required: false }));
