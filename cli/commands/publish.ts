@@ -5,9 +5,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { isStoreError } from '../../core/store/errors';
 import type { Precondition } from '../../core/store/types';
+import { identityFromPath } from '../../core/workspace/identity';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
@@ -45,10 +46,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if ((values.namespace === undefined) !== (values.name === undefined)) throw new UsageError('--namespace and --name go together');
   const file = positionals[0] ?? '';
   const path = resolve(io.cwd, file);
-  const id = {
-    namespace: values.namespace ?? basename(dirname(path)),
-    name: values.name ?? basename(path).replace(/\.json$/i, ''),
-  };
+  const fromPath = identityFromPath(path).id;
+  const id = { namespace: values.namespace ?? fromPath.namespace, name: values.name ?? fromPath.name };
   // Bytes, not text: invalid UTF-8 must come back as a located finding, not be replaced silently.
   let body: Uint8Array;
   try {

@@ -13,9 +13,7 @@ import { resolveSelectorLimits, type SelectorLimits } from '../../core/selector/
 import { parseTemplate, type PromptTemplate } from '../../core/selector/prompts/template';
 import { selectForRequest, type SelectionResult } from '../../core/selector/select';
 import type { DomainCompatibilityMode, SkillBinding } from '../../core/selector/types';
-import { openStore, redactConnection } from '../../core/store/connect';
-import type { SkillRegistryReader } from '../../core/store/types';
-import { openFolderRegistry, type CatalogProblem } from '../../core/workspace/catalog';
+import { openCatalog } from '../../core/workspace/catalog';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
@@ -41,8 +39,6 @@ the token budgets. One result per --model; models run concurrently.
   --domain D                 agent domain for domain compatibility
   --domain-mode M            off, warn (default) or enforce
   --json                     print {results: [...]} on stdout`;
-
-const CONNECTION = /^(?:local:|[a-z][a-z0-9+.-]*:\/\/)/i;
 
 /** Reads an argument that is either inline JSON (starting with `lead`) or a file path. */
 async function jsonArg(value: string, lead: string, io: CliIo, flag: string): Promise<{ text: string; source: string }> {
@@ -94,15 +90,6 @@ async function readTemplates(files: string[], io: CliIo): Promise<{ activation?:
     templates[result.template.kind] = result.template;
   }
   return templates;
-}
-
-async function openCatalog(value: string, io: CliIo): Promise<{ registry: SkillRegistryReader; label: string; problems: readonly CatalogProblem[]; close(): Promise<void> }> {
-  if (CONNECTION.test(value.trim())) {
-    const store = await openStore(value.trim(), { cwd: io.cwd });
-    return { registry: store, label: store.description || redactConnection(value), problems: [], close: () => store.close() };
-  }
-  const registry = await openFolderRegistry(resolve(io.cwd, value), { label: value });
-  return { registry, label: registry.description, problems: registry.problems, close: async () => undefined };
 }
 
 function summarize(io: CliIo, r: SelectionResult, baseline: boolean): void {
@@ -161,7 +148,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const json = values.json === true;
 
   const models: ModelClient[] = [];
-  const catalog = await openCatalog(values.catalog, io);
+  const catalog = await openCatalog(values.catalog, { cwd: io.cwd });
   try {
     for (const spec of specs) models.push(await openModel(spec, { env: io.env }));
     for (const p of catalog.problems) say(io, `skillbench select: ${p.path}: ${p.message}${p.findings[0] ? ` (first: ${p.findings[0].code} at ${p.findings[0].path || '/'})` : ''}`);

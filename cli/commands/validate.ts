@@ -4,10 +4,11 @@
  * the path `.../<namespace>/<name>.json` unless --namespace/--name are given.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { emptyMetrics, validatePackage } from '../../core/package/index';
 import type { PackageMetrics, SkillId } from '../../core/package/types';
 import { discoverPackages } from '../../core/workspace/discover';
+import { identityFromPath } from '../../core/workspace/identity';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
@@ -89,11 +90,6 @@ async function validateFile(display: string, absolute: string, id: SkillId): Pro
   };
 }
 
-function idFromPath(absolute: string): SkillId {
-  const ext = extname(absolute);
-  return { namespace: basename(dirname(absolute)), name: basename(absolute, ext === '.json' ? ext : '') };
-}
-
 async function collect(target: string, io: CliIo, override: Partial<SkillId>): Promise<FileReport[]> {
   const absolute = resolve(io.cwd, target);
   let isDirectory: boolean;
@@ -103,7 +99,7 @@ async function collect(target: string, io: CliIo, override: Partial<SkillId>): P
     return [problemReport(target, 'file_unreadable', `cannot read the file: ${describeIoError(error)}`)];
   }
   if (!isDirectory) {
-    const fromPath = idFromPath(absolute);
+    const fromPath = identityFromPath(absolute).id;
     return [await validateFile(target, absolute, { namespace: override.namespace ?? fromPath.namespace, name: override.name ?? fromPath.name })];
   }
   if (override.namespace !== undefined || override.name !== undefined) {

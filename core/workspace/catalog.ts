@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import { buildManifest, computeIntegrity, isSlug, validatePackage } from '../package/index';
 import type { Finding, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { skillKey } from '../package/types';
+import { openStore, redactConnection } from '../store/connect';
 import { StoreError } from '../store/errors';
 import type {
   CandidateRequest,
@@ -216,4 +217,35 @@ export async function openFolderRegistry(dir: string, options: { label?: string 
   problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const registry = await createMemoryRegistry(entries, `folder ${label}`);
   return Object.assign(registry, { problems });
+}
+
+/** An open catalog: a store or a folder of packages, read-only. */
+export interface OpenCatalog {
+  registry: SkillRegistryReader;
+  /** Secret-free name for messages: the store's description or `folder <dir> (N skills)`. */
+  label: string;
+  /** Packages of a folder catalog that are not served (always empty for a store). */
+  problems: readonly CatalogProblem[];
+  close(): Promise<void>;
+}
+
+const CONNECTION = /^(?:local:|[a-z][a-z0-9+.-]*:\/\/)/i;
+
+/** Whether `value` is a connection string (`local:DIR`, `redis://…`, `http(s)://…`) rather than a folder. */
+export function isConnectionString(value: string): boolean {
+  return CONNECTION.test(value.trim());
+}
+
+/**
+ * Opens what a user names as a catalog: a connection string opens that store;
+ * anything else is a folder of packages (a workspace or `<namespace>/<name>.json`),
+ * resolved against `cwd` and served by {@link openFolderRegistry}. The caller closes it.
+ */
+export async function openCatalog(value: string, options: { cwd: string }): Promise<OpenCatalog> {
+  if (isConnectionString(value)) {
+    const store = await openStore(value.trim(), { cwd: options.cwd });
+    return { registry: store, label: store.description || redactConnection(value), problems: [], close: () => store.close() };
+  }
+  const registry = await openFolderRegistry(resolve(options.cwd, value), { label: value });
+  return { registry, label: registry.description, problems: registry.problems, close: async () => undefined };
 }

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { computeIntegrity, validatePackage } from '../../../../core/package/index';
-import { openFolderRegistry } from '../../../../core/workspace/catalog';
+import { openStore } from '../../../../core/store/connect';
+import { seedExamples } from '../../../../core/store/seed';
+import { isConnectionString, openCatalog, openFolderRegistry } from '../../../../core/workspace/catalog';
 
 const EXAMPLES = fileURLToPath(new URL('../../../../examples/skills/packages/', import.meta.url));
 
@@ -63,5 +65,36 @@ describe('openFolderRegistry', () => {
     expect(registry.skills.length).toBeGreaterThan(0);
     expect(registry.problems).toEqual([]);
     await expect(openFolderRegistry(join(work, 'nope'), { label: 'nope' })).rejects.toMatchObject({ code: 'not_found', message: 'catalog folder nope does not exist' });
+  });
+});
+
+describe('openCatalog', () => {
+  it('opens a folder of packages relative to the working directory, with its problems', async () => {
+    const catalog = await openCatalog('ws', { cwd: work });
+    try {
+      expect(catalog.label).toBe('folder ws (1 skill)');
+      expect(catalog.problems).toHaveLength(3);
+      expect((await catalog.registry.listMetadata()).map((m) => m.name)).toEqual(['weather-assessment']);
+    } finally {
+      await catalog.close();
+    }
+  });
+
+  it('opens a connection string as that store', async () => {
+    const store = await openStore('local:registry', { cwd: work });
+    await seedExamples(store, EXAMPLES);
+    await store.close();
+    const catalog = await openCatalog(' local:registry ', { cwd: work });
+    try {
+      expect(catalog.problems).toEqual([]);
+      expect((await catalog.registry.listMetadata({ namespace: 'travel' })).length).toBeGreaterThan(1);
+    } finally {
+      await catalog.close();
+    }
+  });
+
+  it('tells connection strings from folders', () => {
+    for (const c of ['local:dir', 'redis://h:1', 'rediss://h', 'redis+sentinel://h', 'https://h/api/v1/skills']) expect(isConnectionString(c)).toBe(true);
+    for (const f of ['examples/skills', './local', 'C:/skills', 'skills:x']) expect(isConnectionString(f)).toBe(false);
   });
 });

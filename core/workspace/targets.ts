@@ -1,0 +1,129 @@
+/**
+ * What a user names to evaluate, resolved against a workspace: a package file
+ * (a draft), a workspace folder (every package in it), or `<namespace>/<name>`
+ * (a published revision), each with the extra cases kept beside the workspace
+ * in `skills/evals/<namespace>/<name>.json` (ARCHITECTURE.md section 6).
+ *
+ * Node-only: uses node:fs.
+ */
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { WorkbenchError } from '../errors';
+import { skillKey, type SkillId } from '../package/types';
+import { discoverPackages, packagesFolder } from './discover';
+import { identityFromPath, parseSkillId } from './identity';
+
+/** A draft package file to evaluate. */
+export interface DraftTarget {
+  kind: 'draft';
+  id: SkillId;
+  /** The path as shown to the user (relative to the working directory). */
+  file: string;
+  /** Absolute path of the package file. */
+  abs: string;
+  /** Absolute path of its extra-cases file, when there is one. */
+  extras?: string;
+}
+
+/** A published revision to evaluate. */
+export interface StoredTarget {
+  kind: 'stored';
+  id: SkillId;
+  /** Absolute path of its extra-cases file in the working directory's workspace, when there is one. */
+  extras?: string;
+}
+
+/** One skill to evaluate. */
+export type Target = DraftTarget | StoredTarget;
+
+/** An entry of a workspace folder that is not a package, skipped with why. */
+export interface SkippedEntry {
+  /** The path as shown to the user (relative to the working directory). */
+  file: string;
+  message: string;
+}
+
+/** Result of {@link resolveTargets}. */
+export interface ResolvedTargets {
+  targets: Target[];
+  /** Entries of the given folders that are not packages (never skipped silently). */
+  skipped: SkippedEntry[];
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The extra-cases file of `id`: `<root>/evals/<namespace>/<name>.json` when
+ * `packagesDir` is a workspace's `.../packages` folder and that file exists.
+ */
+export async function extraCasesFile(packagesDir: string, id: SkillId): Promise<string | undefined> {
+  if (basename(packagesDir) !== 'packages') return undefined;
+  const file = join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
+  return (await isFile(file)) ? file : undefined;
+}
+
+function refuse(argument: string, message: string): WorkbenchError {
+  return new WorkbenchError('invalid_request', `${argument}: ${message}`, { details: { argument } });
+}
+
+/**
+ * Resolves what the user named, relative to `cwd`: a package file, a folder of
+ * packages, or `<namespace>/<name>`. Throws `invalid_request` (with the
+ * argument in `details.argument`) for a name that is none of these, a folder
+ * without packages, a file whose path gives no identity, or a skill named twice.
+ */
+export async function resolveTargets(args: readonly string[], options: { cwd: string }): Promise<ResolvedTargets> {
+  const targets: Target[] = [];
+  const skipped: SkippedEntry[] = [];
+  const display = (abs: string) => relative(options.cwd, abs) || '.';
+  for (const arg of args) {
+    const abs = resolve(options.cwd, arg);
+    let kind: 'file' | 'dir' | undefined;
+    try {
+      kind = (await stat(abs)).isDirectory() ? 'dir' : 'file';
+    } catch {
+      kind = undefined;
+    }
+    if (kind === 'dir') {
+      const found = await discoverPackages(abs);
+      const folder = await packagesFolder(abs);
+      for (const f of found) {
+        if (!f.id) {
+          skipped.push({ file: display(f.file), message: f.problem?.message ?? 'not a package' });
+          continue;
+        }
+        const extras = await extraCasesFile(folder, f.id);
+        targets.push({ kind: 'draft', id: f.id, file: display(f.file), abs: f.file, ...(extras && { extras }) });
+      }
+      if (!found.some((f) => f.id)) throw refuse(arg, 'holds no package (<namespace>/<name>.json or skills/packages/<namespace>/<name>.json)');
+      continue;
+    }
+    if (kind === 'file') {
+      const { id, problem } = identityFromPath(abs);
+      if (problem) throw refuse(arg, problem);
+      const extras = await extraCasesFile(dirname(dirname(abs)), id);
+      targets.push({ kind: 'draft', id, file: display(abs), abs, ...(extras && { extras }) });
+      continue;
+    }
+    const id = parseSkillId(arg);
+    if (id) {
+      const extras = await extraCasesFile(join(options.cwd, 'skills', 'packages'), id);
+      targets.push({ kind: 'stored', id, ...(extras && { extras }) });
+      continue;
+    }
+    throw refuse(arg, 'no such file or folder, and not a <namespace>/<name> identity');
+  }
+  const seen = new Set<string>();
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    if (seen.has(key)) throw new WorkbenchError('invalid_request', `${key} is given twice`, { details: { skill: key } });
+    seen.add(key);
+  }
+  return { targets, skipped };
+}
