@@ -89,6 +89,12 @@ export interface RunProgress {
   executed: number;
   /** Cells found from an earlier attempt. */
   resumed: number;
+  /** Milliseconds since this process started the run. */
+  elapsedMs: number;
+  /** Cells per second run by this process so far (0 before the first finishes). */
+  rate: number;
+  /** Estimated milliseconds until every cell is recorded at that rate: 0 when done, null while there is no rate yet. */
+  etaMs: number | null;
 }
 
 /** Callbacks of {@link runEval}; all optional, none may throw. */
@@ -307,7 +313,15 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
     const modelIndex = new Map(specs.map((s, i) => [s, i]));
     const done = new Uint8Array(total);
     const aggregator = new Aggregator(header);
-    const progress: RunProgress = { done: 0, total, errors: 0, executed: 0, resumed: 0 };
+    const progress = { done: 0, total, errors: 0, executed: 0, resumed: 0 };
+    let started = performance.now();
+    // Rate and ETA are computed here, once, so every reader (a terminal bar, a UI) shows the same numbers.
+    const snapshot = (): RunProgress => {
+      const elapsedMs = performance.now() - started;
+      const rate = elapsedMs > 0 ? progress.executed / (elapsedMs / 1000) : 0;
+      const etaMs = progress.done >= total ? 0 : rate > 0 ? ((total - progress.done) / rate) * 1000 : null;
+      return { ...progress, elapsedMs, rate, etaMs };
+    };
 
     const scan = await scanCells(cellsFile, (cell) => {
       const u = unitIndex.get(`${cell.variant}|${cell.case}`);
@@ -323,7 +337,8 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
     });
     await cutTornTail(cellsFile, scan);
     writer = await CellWriter.open(cellsFile);
-    hooks.onStart?.({ header, runDir, progress: { ...progress }, tornLine: scan.totalBytes > scan.validBytes });
+    started = performance.now();
+    hooks.onStart?.({ header, runDir, progress: snapshot(), tornLine: scan.totalBytes > scan.validBytes });
 
     // stop: no new cells; hard: also abort the cells in flight.
     const stop = new AbortController();
@@ -441,7 +456,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       progress.done++;
       progress.executed++;
       if (cell.outcome === 'error') progress.errors++;
-      hooks.onCell?.(cell, { ...progress });
+      hooks.onCell?.(cell, snapshot());
     };
 
     const dispatch = async (provider: string, ms: number[]): Promise<void> => {
@@ -489,7 +504,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       cellsFile,
       runDir,
       complete: progress.done === total,
-      progress: { ...progress },
+      progress: snapshot(),
       ...(options.cache && { cache: { ...options.cache.stats } }),
     };
   } finally {

@@ -3,26 +3,17 @@
  * runtime selector pipeline, with resumable runs, reports and CI gates.
  */
 import { createReadStream } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { WorkbenchError } from '../../core/errors';
 import { closeSharedDispatcher, openModel, safeParseModelSpec } from '../../core/models/index';
 import type { ModelClient } from '../../core/models/types';
-import { isSlug } from '../../core/package/rules';
-import { skillKey, type SkillId, type SkillPackage } from '../../core/package/types';
-import { formatBindingIssue, parseBindings } from '../../core/selector/bindings';
-import { DEFAULT_SELECTOR_LIMITS } from '../../core/selector/limits';
-import type { SkillBinding } from '../../core/selector/types';
-import { isStoreError } from '../../core/store/errors';
-import type { SkillStore, StoredRevision } from '../../core/store/types';
-import { discoverPackages, packagesFolder } from '../../core/workspace/discover';
+import type { SkillStore } from '../../core/store/types';
 import { evaluateGates, type GateOptions } from '../../evals/aggregate';
 import { AnswerCache } from '../../evals/cache';
-import { buildCatalog, createDraftOverlay, prepareDraft, type PreparedDraft } from '../../evals/catalog';
+import { planEval, readBindingsFile, resolveTargets } from '../../evals/plan';
 import { writeHtmlReport, writeJsonReport, writeJunitReport, writeMarkdownReport } from '../../evals/reports/index';
-import { DEFAULT_CONCURRENCY, runEval, type EvalSkillPlan, type EvalVariantPlan, type RunProgress, type RunResult } from '../../evals/runner';
-import { buildSuite, parseExtraCases, type EvalCase } from '../../evals/suite';
+import { DEFAULT_CONCURRENCY, runEval, type RunProgress, type RunResult } from '../../evals/runner';
 import type { EvalSummary, GateResult, RunHeader } from '../../evals/types';
 import { parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
@@ -70,6 +61,19 @@ const EXIT_INTERRUPTED = 130;
 const PROGRESS_LINE_MS = 5_000;
 const PROGRESS_TTY_MS = 100;
 
+/**
+ * Awaits a step that reports bad input as `invalid_request` and turns that
+ * into a usage error (exit 2); an unreadable file is prefixed with its flag.
+ */
+async function asUsage<T>(step: Promise<T>, flag?: string): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    if (!(error instanceof WorkbenchError) || error.code !== 'invalid_request') throw error;
+    throw new UsageError(flag !== undefined && error.details?.['reason'] === 'unreadable' ? `${flag}: ${error.message}` : error.message);
+  }
+}
+
 /** `--json` with no value (end of arguments or another flag next) means stdout. */
 function normalizeArgs(args: string[]): string[] {
   const out: string[] = [];
@@ -88,117 +92,6 @@ function fraction(value: string | undefined, flag: string): number | undefined {
   return n;
 }
 
-/** A draft package file to evaluate. */
-interface DraftTarget {
-  kind: 'draft';
-  id: SkillId;
-  /** The path as shown to the user (relative to the working directory). */
-  file: string;
-  abs: string;
-  extras?: string;
-}
-
-/** A published revision to evaluate. */
-interface StoredTarget {
-  kind: 'stored';
-  id: SkillId;
-  extras?: string;
-}
-
-type Target = DraftTarget | StoredTarget;
-
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `<root>/evals/<ns>/<name>.json` when `packagesDir` is a `.../packages` folder and the file exists. */
-async function extrasFor(packagesDir: string, id: SkillId): Promise<string | undefined> {
-  if (basename(packagesDir) !== 'packages') return undefined;
-  const file = join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
-  return (await exists(file)) ? file : undefined;
-}
-
-async function resolveTargets(args: string[], io: CliIo): Promise<Target[]> {
-  const targets: Target[] = [];
-  const display = (abs: string) => relative(io.cwd, abs) || '.';
-  for (const arg of args) {
-    const abs = resolve(io.cwd, arg);
-    let kind: 'file' | 'dir' | undefined;
-    try {
-      const s = await stat(abs);
-      kind = s.isDirectory() ? 'dir' : 'file';
-    } catch {
-      kind = undefined;
-    }
-    if (kind === 'dir') {
-      const found = await discoverPackages(abs);
-      const folder = await packagesFolder(abs);
-      for (const f of found) {
-        if (f.problem) {
-          say(io, `skillbench eval: ${display(f.file)}: ${f.problem.message} (skipped)`);
-          continue;
-        }
-        const extras = await extrasFor(folder, f.id!);
-        targets.push({ kind: 'draft', id: f.id!, file: display(f.file), abs: f.file, ...(extras && { extras }) });
-      }
-      if (!found.some((f) => f.id)) throw new UsageError(`${arg} holds no package (<namespace>/<name>.json or skills/packages/<namespace>/<name>.json)`);
-      continue;
-    }
-    if (kind === 'file') {
-      const namespace = basename(dirname(abs));
-      const name = basename(abs).replace(/\.json$/, '');
-      if (!abs.endsWith('.json') || !isSlug(namespace) || !isSlug(name)) {
-        throw new UsageError(`${arg}: a package file must be .../<namespace>/<name>.json with slug names, to give its identity`);
-      }
-      const id = { namespace, name };
-      const extras = await extrasFor(dirname(dirname(abs)), id);
-      targets.push({ kind: 'draft', id, file: display(abs), abs, ...(extras && { extras }) });
-      continue;
-    }
-    const parts = arg.split('/');
-    if (parts.length === 2 && isSlug(parts[0]!) && isSlug(parts[1]!)) {
-      const id = { namespace: parts[0]!, name: parts[1]! };
-      const local = join(io.cwd, 'skills', 'evals', id.namespace, `${id.name}.json`);
-      targets.push({ kind: 'stored', id, ...((await exists(local)) && { extras: local }) });
-      continue;
-    }
-    throw new UsageError(`${arg}: no such file or folder, and not a <namespace>/<name> identity`);
-  }
-  const seen = new Set<string>();
-  for (const t of targets) {
-    const key = skillKey(t.id);
-    if (seen.has(key)) throw new UsageError(`${key} is given twice`);
-    seen.add(key);
-  }
-  return targets;
-}
-
-async function readBindingsFile(file: string, io: CliIo): Promise<SkillBinding[]> {
-  let text: string;
-  try {
-    text = await readFile(resolve(io.cwd, file), 'utf8');
-  } catch (error) {
-    throw new UsageError(`--bindings: cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
-  const result = parseBindings(text, { maxBindings: DEFAULT_SELECTOR_LIMITS.maxBindings });
-  if (!result.ok) throw new UsageError(`invalid bindings:\n${result.issues.map((i) => `  ${file}: ${formatBindingIssue(i)}`).join('\n')}`);
-  return result.bindings;
-}
-
-async function getPublished(store: SkillStore, id: SkillId): Promise<StoredRevision | undefined> {
-  try {
-    return await store.getPublished(id);
-  } catch (error) {
-    if (isStoreError(error, 'not_found')) return undefined;
-    throw error;
-  }
-}
-
 function duration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
   const s = Math.max(0, Math.round(seconds));
@@ -209,7 +102,6 @@ function duration(seconds: number): string {
 
 /** Progress on stderr: a redrawn bar on a terminal, a plain line every few seconds otherwise. */
 class ProgressDisplay {
-  private readonly started = performance.now();
   private last = 0;
   private drawn = false;
 
@@ -225,10 +117,8 @@ class ProgressDisplay {
     if (!force && now - this.last < every) return;
     this.last = now;
     const p = progress;
-    const elapsed = (now - this.started) / 1000;
-    const rate = elapsed > 0 ? p.executed / elapsed : 0;
-    const eta = rate > 0 ? (p.total - p.done) / rate : Infinity;
-    const text = `${p.done}/${p.total} cells, ${rate.toFixed(1)}/s, ETA ${p.done === p.total ? '0s' : duration(eta)}, ${p.errors} error${p.errors === 1 ? '' : 's'}`;
+    const eta = p.etaMs === null ? Infinity : p.etaMs / 1000;
+    const text = `${p.done}/${p.total} cells, ${p.rate.toFixed(1)}/s, ETA ${duration(eta)}, ${p.errors} error${p.errors === 1 ? '' : 's'}`;
     if (this.io.isTTY) {
       const width = 24;
       const filled = p.total === 0 ? width : Math.round((p.done / p.total) * width);
@@ -290,115 +180,6 @@ function printSummary(io: CliIo, header: RunHeader, summary: EvalSummary, gates:
     if (catalog.tokens > catalog.budget) say(io, `warning: catalog ${key} is ${catalog.tokens} estimated tokens, above its budget of ${catalog.budget}: the selector skips automatic activation`);
   }
   for (const g of gates) say(io, `gate ${g.gate}: ${g.passed ? 'pass' : 'FAIL'}: ${g.message}`);
-}
-
-interface Plans {
-  skills: EvalSkillPlan[];
-  warnings: string[];
-}
-
-/** Builds the skills, variants and catalogs of the run. Returns an exit code when the input is invalid. */
-async function plan(
-  targets: Target[],
-  store: SkillStore,
-  io: CliIo,
-  options: { bindings?: SkillBinding[]; bindingsFile?: string; comparePublished: boolean; source: string },
-): Promise<Plans | number> {
-  let invalid = false;
-  const drafts: PreparedDraft[] = [];
-  const packages = new Map<string, SkillPackage>();
-  const stored = new Map<string, StoredRevision>();
-  for (const t of targets) {
-    const key = skillKey(t.id);
-    if (t.kind === 'draft') {
-      let bytes: Uint8Array;
-      try {
-        bytes = await readFile(t.abs);
-      } catch (error) {
-        throw new UsageError(`cannot read ${t.file}: ${(error as Error).message}`);
-      }
-      const prepared = await prepareDraft(t.id, bytes, { file: t.file });
-      if (!prepared.ok) {
-        say(io, `skillbench eval: ${t.file} is not a valid package:`);
-        for (const f of prepared.errors) say(io, formatFinding(t.file, f));
-        invalid = true;
-        continue;
-      }
-      drafts.push(prepared.draft);
-      packages.set(key, prepared.draft.package);
-    } else {
-      const revision = await store.getPublished(t.id);
-      stored.set(key, revision);
-      packages.set(key, revision.package);
-    }
-  }
-  const cases = new Map<string, EvalCase[]>();
-  for (const t of targets) {
-    const key = skillKey(t.id);
-    const pkg = packages.get(key);
-    if (!pkg) continue;
-    let extras: EvalCase[] = [];
-    if (t.extras) {
-      const shown = relative(io.cwd, t.extras) || t.extras;
-      const parsed = parseExtraCases(t.id, await readFile(t.extras, 'utf8'), pkg);
-      const errors = parsed.findings.filter((f) => f.severity === 'error');
-      if (errors.length > 0) {
-        say(io, `skillbench eval: ${shown} has invalid cases:`);
-        for (const f of errors) say(io, formatFinding(shown, f));
-        invalid = true;
-        continue;
-      }
-      extras = parsed.cases;
-    }
-    const suite = buildSuite(t.id, pkg, extras);
-    if (suite.cases.length === 0) {
-      say(io, `skillbench eval: ${key} has no activation examples and no extra cases to evaluate`);
-      invalid = true;
-      continue;
-    }
-    cases.set(key, suite.cases);
-  }
-  if (invalid) return EXIT.invalid;
-
-  const warnings: string[] = [];
-  const overlay = await createDraftOverlay(store, drafts, { revisions: store });
-  const draftKeys = new Set(drafts.map((d) => skillKey(d.id)));
-  const skills: EvalSkillPlan[] = [];
-  for (const t of targets) {
-    const key = skillKey(t.id);
-    const variants: EvalVariantPlan[] = [];
-    const add = async (label: string, registry: typeof overlay, draftSet: Set<string>, info: Omit<EvalVariantPlan['info'], 'label' | 'skill'>) => {
-      const catalog = await buildCatalog({
-        registry,
-        skill: t.id,
-        ...(options.bindings && { bindings: options.bindings }),
-        drafts: draftSet,
-        source: options.source,
-        ...(options.bindingsFile !== undefined && { bindingsFile: options.bindingsFile }),
-      });
-      for (const w of catalog.warnings) warnings.push(`catalog of ${key} (${label}): ${w}`);
-      variants.push({ info: { label, skill: key, ...info }, registry: catalog.registry, bindings: catalog.bindings, catalog: catalog.record });
-    };
-    if (t.kind === 'draft') {
-      const draft = drafts.find((d) => skillKey(d.id) === key)!;
-      await add('draft', overlay, draftKeys, { version: 'draft', manifest_hash: draft.manifest_hash, file: t.file });
-      if (options.comparePublished) {
-        const published = await getPublished(store, t.id);
-        if (!published) {
-          warnings.push(`${key} has no published revision in ${options.source}: nothing to compare the draft with`);
-        } else {
-          const others = drafts.filter((d) => skillKey(d.id) !== key);
-          const without = await createDraftOverlay(store, others, { versions: overlay.draftVersions });
-          await add('published', without, new Set([...draftKeys].filter((k) => k !== key)), { version: published.version, manifest_hash: published.manifest_hash });
-        }
-      }
-    } else {
-      const revision = stored.get(key)!;
-      await add('published', overlay, draftKeys, { version: revision.version, manifest_hash: revision.manifest_hash });
-    }
-    skills.push({ skill: key, cases: cases.get(key)!, variants });
-  }
-  return { skills, warnings };
 }
 
 async function writeReports(io: CliIo, result: RunResult, files: { json?: string; junit?: string; markdown?: string; html?: string }): Promise<void> {
@@ -473,8 +254,9 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     if (v !== undefined && v.trim() === '') throw new UsageError(`--${flag} needs a file name`);
     if (v === '-' && flag !== 'json') throw new UsageError(`--${flag} writes a file; only --json can go to stdout`);
   }
-  const targets = await resolveTargets(positionals, io);
-  const bindings = values.bindings !== undefined ? await readBindingsFile(values.bindings, io) : undefined;
+  const { targets, skipped } = await asUsage(resolveTargets(positionals, { cwd: io.cwd }));
+  for (const entry of skipped) say(io, `skillbench eval: ${entry.file}: ${entry.message} (skipped)`);
+  const bindings = values.bindings !== undefined ? await asUsage(readBindingsFile(values.bindings, { cwd: io.cwd }), '--bindings') : undefined;
   const source = connectionLabel(values.from, io);
 
   let store: SkillStore | undefined;
@@ -494,13 +276,21 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   };
   try {
     store = await openCliStore(values.from, io);
-    const plans = await plan(targets, store, io, {
+    const plans = await planEval(targets, {
+      store,
+      cwd: io.cwd,
       ...(bindings && { bindings, bindingsFile: values.bindings! }),
       comparePublished,
       source,
     });
-    if (typeof plans === 'number') return plans;
-    for (const w of plans.warnings) say(io, `warning: ${w}`);
+    if (!plans.ok) {
+      for (const problem of plans.problems) {
+        say(io, `skillbench eval: ${problem.message}${problem.findings.length > 0 ? ':' : ''}`);
+        for (const f of problem.findings) say(io, formatFinding(problem.file ?? problem.skill, f));
+      }
+      return EXIT.invalid;
+    }
+    for (const w of plans.warnings) say(io, `warning: ${w.message}`);
     for (const spec of specs) models.push(await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } }));
     const cache = values['no-cache'] ? undefined : new AnswerCache(join(io.cwd, '.skillbench', 'cache'));
 

@@ -15,7 +15,7 @@ import type { SkillId } from '../../../core/package/types';
 import { openFolderRegistry, type FolderRegistry } from '../../../core/workspace/catalog';
 import { AnswerCache } from '../../../evals/cache';
 import { buildCatalog } from '../../../evals/catalog';
-import { runEval, type EvalSkillPlan, type RunEvalOptions } from '../../../evals/runner';
+import { runEval, type EvalSkillPlan, type RunEvalOptions, type RunProgress } from '../../../evals/runner';
 import { buildSuite, parseExtraCases } from '../../../evals/suite';
 import type { CellRecord } from '../../../evals/types';
 import { readSelectorPrompt, selectorAnswer, startChatEndpoint, type ChatEndpoint, type EndpointReply, type SelectorPrompt } from '../../helpers/chatEndpoint';
@@ -100,8 +100,17 @@ describe('runEval over an emulated OpenAI-compatible endpoint', { timeout: 60_00
     const p = await plan(WEATHER);
     const e = await endpoint(oracle(p), true);
     const m = await model(e);
-    const result = await runEval({ models: [m], skills: [p], repeats: 2, runDir: runDir() });
+    const progress: RunProgress[] = [];
+    const result = await runEval({ models: [m], skills: [p], repeats: 2, runDir: runDir() }, { onStart: (s) => progress.push(s.progress), onCell: (_c, q) => progress.push(q) });
     expect(result.complete).toBe(true);
+    // Rate and ETA travel with every progress event, so every display shows the same numbers.
+    expect(progress[0]).toMatchObject({ done: 0, executed: 0, rate: 0, etaMs: null });
+    for (const q of progress.slice(1)) {
+      expect(q.rate).toBeCloseTo(q.executed / (q.elapsedMs / 1000), 6);
+      expect(q.etaMs).toBeCloseTo(q.done === q.total ? 0 : ((q.total - q.done) / q.rate) * 1000, 3);
+    }
+    expect(progress.at(-1)).toMatchObject({ done: p.cases.length * 2, etaMs: 0 });
+    expect(result.progress.etaMs).toBe(0);
     const cells = await cellsOf(result.cellsFile);
     expect(cells).toHaveLength(p.cases.length * 2);
     expect(new Set(cells.map((c) => c.key)).size).toBe(cells.length);

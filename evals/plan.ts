@@ -1,0 +1,213 @@
+/**
+ * Planning an evaluation: from what the user named (targets) to the skills,
+ * cases, variants and pinned catalogs the runner executes.
+ *
+ * - A draft target is validated and served by an overlay in place of its
+ *   stored revision; a stored target is the published revision in the store.
+ * - Each skill's cases are its activation examples plus its extra cases.
+ * - With `comparePublished`, a draft is also run as its published revision,
+ *   in a catalog where the other drafts still stand in for theirs.
+ *
+ * Nothing here prints: invalid inputs come back as problems with located
+ * findings, doubts about a catalog as warnings, and a request that cannot be
+ * planned at all as a thrown `WorkbenchError` with a store-taxonomy code.
+ */
+import { readFile } from 'node:fs/promises';
+import { relative, resolve } from 'node:path';
+import { WorkbenchError } from '../core/errors';
+import { skillKey, type Finding, type SkillId, type SkillPackage } from '../core/package/types';
+import { formatBindingIssue, parseBindings, type BindingIssue } from '../core/selector/bindings';
+import { DEFAULT_SELECTOR_LIMITS } from '../core/selector/limits';
+import type { SkillBinding } from '../core/selector/types';
+import { isStoreError } from '../core/store/errors';
+import type { SkillRegistryReader, SkillRevisionReader, StoredRevision } from '../core/store/types';
+import type { Target } from '../core/workspace/targets';
+import { buildCatalog, createDraftOverlay, prepareDraft, type PreparedDraft } from './catalog';
+import type { EvalSkillPlan, EvalVariantPlan } from './runner';
+import { buildSuite, parseExtraCases, type EvalCase } from './suite';
+
+export type { DraftTarget, StoredTarget, Target } from '../core/workspace/targets';
+export { resolveTargets } from '../core/workspace/targets';
+
+/** The store a plan reads: the catalog, and the revisions of the skills under test. */
+export type PlanStore = SkillRegistryReader & SkillRevisionReader;
+
+/** Why a skill cannot be evaluated as given. */
+export interface PlanProblem {
+  /**
+   * `invalid_package`: the draft does not validate; `invalid_cases`: its
+   * extra-cases file has errors; `no_cases`: nothing to evaluate.
+   */
+  kind: 'invalid_package' | 'invalid_cases' | 'no_cases';
+  /** `namespace/name` of the skill. */
+  skill: string;
+  /** The file at fault, relative to the working directory (absent for `no_cases`). */
+  file?: string;
+  message: string;
+  /** The errors, with JSON Pointer, line and column. */
+  findings: Finding[];
+}
+
+/** Something the user should know before trusting the run, that does not stop it. */
+export interface PlanWarning {
+  /** `catalog`: a binding could not be pinned or does not measure the skill; `no_published_revision`: nothing to compare a draft with. */
+  code: 'catalog' | 'no_published_revision';
+  skill: string;
+  /** The variant whose catalog it concerns. */
+  variant?: string;
+  message: string;
+}
+
+/** A plan: ready to run, or the problems that prevent it. */
+export type PlanResult = { ok: true; skills: EvalSkillPlan[]; warnings: PlanWarning[] } | { ok: false; problems: PlanProblem[] };
+
+/** Options of {@link planEval}. */
+export interface PlanOptions {
+  /** The store holding the catalog and the published revisions. */
+  store: PlanStore;
+  /** Base of the relative file names in problems. */
+  cwd: string;
+  /** The agent's binding list; absent means every skill of the skill's namespace, bound auto. */
+  bindings?: readonly SkillBinding[];
+  /** Where `bindings` came from, as given (recorded with each catalog). */
+  bindingsFile?: string;
+  /** Also run each draft's published revision. */
+  comparePublished: boolean;
+  /** Secret-free name of the store, recorded with each catalog. */
+  source: string;
+}
+
+/**
+ * Reads the published revision of `id`, or undefined when the skill has none.
+ * Any other store failure is thrown.
+ */
+export async function getPublished(store: Pick<SkillRevisionReader, 'getPublished'>, id: SkillId): Promise<StoredRevision | undefined> {
+  try {
+    return await store.getPublished(id);
+  } catch (error) {
+    if (isStoreError(error, 'not_found')) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Reads an agent's binding list (`TRUVAG3_SKILL_BINDINGS_JSON`) from a file,
+ * relative to `cwd`. Throws `invalid_request` when the file cannot be read
+ * (`details.reason: 'unreadable'`) or the list is invalid (`details.issues`).
+ */
+export async function readBindingsFile(file: string, options: { cwd: string; maxBindings?: number }): Promise<SkillBinding[]> {
+  let text: string;
+  try {
+    text = await readFile(resolve(options.cwd, file), 'utf8');
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new WorkbenchError('invalid_request', `cannot read ${file}: ${why}`, { cause: error, details: { file, reason: 'unreadable' } });
+  }
+  const result = parseBindings(text, { maxBindings: options.maxBindings ?? DEFAULT_SELECTOR_LIMITS.maxBindings });
+  if (!result.ok) {
+    const issues: BindingIssue[] = result.issues;
+    throw new WorkbenchError('invalid_request', `invalid bindings:\n${issues.map((i) => `  ${file}: ${formatBindingIssue(i)}`).join('\n')}`, { details: { file, reason: 'invalid', issues } });
+  }
+  return result.bindings;
+}
+
+/**
+ * Builds the skills, variants and catalogs of a run. Returns the problems
+ * instead when a draft or an extra-cases file is invalid or a skill has no
+ * case. Throws `invalid_request` when a draft file cannot be read, `not_found`
+ * when a stored target or a skill under test is not in the store, and
+ * `unavailable` when the store cannot answer.
+ */
+export async function planEval(targets: readonly Target[], options: PlanOptions): Promise<PlanResult> {
+  const { store } = options;
+  const problems: PlanProblem[] = [];
+  const drafts: PreparedDraft[] = [];
+  const packages = new Map<string, SkillPackage>();
+  const stored = new Map<string, StoredRevision>();
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    if (t.kind === 'draft') {
+      let bytes: Uint8Array;
+      try {
+        bytes = await readFile(t.abs);
+      } catch (error) {
+        throw new WorkbenchError('invalid_request', `cannot read ${t.file}: ${(error as Error).message}`, { cause: error, details: { file: t.file } });
+      }
+      const prepared = await prepareDraft(t.id, bytes, { file: t.file });
+      if (!prepared.ok) {
+        problems.push({ kind: 'invalid_package', skill: key, file: t.file, message: `${t.file} is not a valid package`, findings: prepared.errors });
+        continue;
+      }
+      drafts.push(prepared.draft);
+      packages.set(key, prepared.draft.package);
+    } else {
+      const revision = await store.getPublished(t.id);
+      stored.set(key, revision);
+      packages.set(key, revision.package);
+    }
+  }
+  const cases = new Map<string, EvalCase[]>();
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    const pkg = packages.get(key);
+    if (!pkg) continue;
+    let extras: EvalCase[] = [];
+    if (t.extras) {
+      const shown = relative(options.cwd, t.extras) || t.extras;
+      const parsed = parseExtraCases(t.id, await readFile(t.extras, 'utf8'), pkg);
+      const errors = parsed.findings.filter((f) => f.severity === 'error');
+      if (errors.length > 0) {
+        problems.push({ kind: 'invalid_cases', skill: key, file: shown, message: `${shown} has invalid cases`, findings: errors });
+        continue;
+      }
+      extras = parsed.cases;
+    }
+    const suite = buildSuite(t.id, pkg, extras);
+    if (suite.cases.length === 0) {
+      problems.push({ kind: 'no_cases', skill: key, message: `${key} has no activation examples and no extra cases to evaluate`, findings: [] });
+      continue;
+    }
+    cases.set(key, suite.cases);
+  }
+  if (problems.length > 0) return { ok: false, problems };
+
+  const warnings: PlanWarning[] = [];
+  const overlay = await createDraftOverlay(store, drafts, { revisions: store });
+  const draftKeys = new Set(drafts.map((d) => skillKey(d.id)));
+  const skills: EvalSkillPlan[] = [];
+  for (const t of targets) {
+    const key = skillKey(t.id);
+    const variants: EvalVariantPlan[] = [];
+    const add = async (label: string, registry: SkillRegistryReader, draftSet: Set<string>, info: Omit<EvalVariantPlan['info'], 'label' | 'skill'>) => {
+      const catalog = await buildCatalog({
+        registry,
+        skill: t.id,
+        ...(options.bindings && { bindings: options.bindings }),
+        drafts: draftSet,
+        source: options.source,
+        ...(options.bindingsFile !== undefined && { bindingsFile: options.bindingsFile }),
+      });
+      for (const w of catalog.warnings) warnings.push({ code: 'catalog', skill: key, variant: label, message: `catalog of ${key} (${label}): ${w}` });
+      variants.push({ info: { label, skill: key, ...info }, registry: catalog.registry, bindings: catalog.bindings, catalog: catalog.record });
+    };
+    if (t.kind === 'draft') {
+      const draft = drafts.find((d) => skillKey(d.id) === key)!;
+      await add('draft', overlay, draftKeys, { version: 'draft', manifest_hash: draft.manifest_hash, file: t.file });
+      if (options.comparePublished) {
+        const published = await getPublished(store, t.id);
+        if (!published) {
+          warnings.push({ code: 'no_published_revision', skill: key, message: `${key} has no published revision in ${options.source}: nothing to compare the draft with` });
+        } else {
+          const others = drafts.filter((d) => skillKey(d.id) !== key);
+          const without = await createDraftOverlay(store, others, { versions: overlay.draftVersions });
+          await add('published', without, new Set([...draftKeys].filter((k) => k !== key)), { version: published.version, manifest_hash: published.manifest_hash });
+        }
+      }
+    } else {
+      const revision = stored.get(key)!;
+      await add('published', overlay, draftKeys, { version: revision.version, manifest_hash: revision.manifest_hash });
+    }
+    skills.push({ skill: key, cases: cases.get(key)!, variants });
+  }
+  return { ok: true, skills, warnings };
+}
