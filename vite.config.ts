@@ -1,9 +1,9 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
-// The renderer is one bundle served by Electron and by `skillbench serve`.
-// Until the UI lands, its one entry is the editor's validation worker, which
-// bundles core/package for a browser worker (lint keeps it free of Node built-ins).
+// The renderer is one bundle served by Electron and by `skillbench serve`: the
+// workbench page, plus the editor's validation worker as its own entry (it
+// bundles core/package for a browser worker; lint keeps it free of Node built-ins).
 export default defineConfig({
   root: 'renderer',
   base: './',
@@ -12,9 +12,14 @@ export default defineConfig({
     outDir: '../dist/renderer',
     emptyOutDir: true,
     target: 'es2023',
+    // No inline scripts or data: URLs, so the host's CSP can stay strict.
+    assetsInlineLimit: 0,
+    modulePreload: { polyfill: false },
     rollupOptions: {
-      input: { validationWorker: 'validationWorker.ts' },
-      output: { entryFileNames: '[name].js' },
+      input: { index: 'index.html', validationWorker: 'validationWorker.ts' },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'validationWorker' ? '[name].js' : 'assets/[name]-[hash].js'),
+      },
     },
   },
   worker: { format: 'es' },

@@ -1,0 +1,16 @@
+/**
+ * The workbench: the shell and the view modules it shows. To add a view, write
+ * its module (a `ViewModule`, see `shell/views.ts`) and list it here.
+ */
+import { Shell } from './shell/Shell';
+import { createRegistry, RegistryContext } from './shell/views';
+
+const registry = createRegistry([]);
+
+export function App() {
+  return (
+    <RegistryContext.Provider value={registry}>
+      <Shell />
+    </RegistryContext.Provider>
+  );
+}

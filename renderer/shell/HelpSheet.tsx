@@ -1,0 +1,64 @@
+/**
+ * The keyboard shortcut sheet, rendered from the keymap table itself so it can
+ * never drift from what the keys do.
+ */
+import { useState } from 'react';
+import { KEYMAP, SCOPE_LABELS, keysOf, type Scope } from './keymap';
+import { currentPlatform, formatChord } from './keys';
+import { Modal } from './Modal';
+import { usePaletteStore } from './usePaletteStore';
+
+export function HelpSheet() {
+  const mode = usePaletteStore((s) => s.mode);
+  const close = usePaletteStore((s) => s.close);
+  const [filter, setFilter] = useState('');
+  if (mode?.kind !== 'help') return null;
+  const platform = currentPlatform();
+  const needle = filter.trim().toLowerCase();
+  const scopes = [...new Set(KEYMAP.map((e) => e.when))] as Scope[];
+  return (
+    <Modal title="Keyboard shortcuts" testId="help-sheet" wide onDismiss={close}>
+      <input
+        className="input"
+        placeholder="Filter shortcuts"
+        aria-label="Filter shortcuts"
+        value={filter}
+        onChange={(e) => setFilter(e.target.value)}
+        data-autofocus
+        data-testid="help-filter"
+      />
+      <div className="help-sheet">
+        <table>
+          {scopes.map((scope) => {
+            const rows = KEYMAP.filter((e) => e.when === scope && keysOf(e, platform).length > 0).filter(
+              (e) => !needle || `${e.category} ${e.title} ${keysOf(e, platform).join(' ')}`.toLowerCase().includes(needle),
+            );
+            if (rows.length === 0) return null;
+            return (
+              <tbody key={scope} data-testid={`help-scope-${scope}`}>
+                <tr>
+                  <th colSpan={2}>{SCOPE_LABELS[scope]}</th>
+                </tr>
+                {rows.map((entry) => (
+                  <tr key={entry.command} data-testid={`help-row-${entry.command}`} data-command={entry.command}>
+                    <td>
+                      <span className="muted">{entry.category}: </span>
+                      {entry.title}
+                    </td>
+                    <td className="keys">
+                      {keysOf(entry, platform).map((k) => (
+                        <kbd key={k} data-chord={k}>
+                          {formatChord(k, platform)}
+                        </kbd>
+                      ))}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            );
+          })}
+        </table>
+      </div>
+    </Modal>
+  );
+}

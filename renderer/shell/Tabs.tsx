@@ -1,0 +1,127 @@
+/**
+ * The tab strip and the tab host. Each tab is underlined in its connection's
+ * environment colour. Inactive tabs stay mounted (hidden) so an editor keeps its
+ * undo stack and a catalog its scroll position.
+ */
+import { createContext, useContext, useRef, type RefObject } from 'react';
+import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
+import { closeTabs } from './guard';
+import { useTabsStore, type Tab } from './useTabsStore';
+import { useRegistry } from './views';
+
+const TabScopeContext = createContext<RefObject<HTMLDivElement | null>>({ current: null });
+
+/** The scope element of the tab the calling view renders in, for `useCommands`. */
+export function useTabScope(): RefObject<HTMLDivElement | null> {
+  return useContext(TabScopeContext);
+}
+
+/** Closes one tab through the unsaved-changes guard. */
+export function closeTab(tab: Tab): Promise<boolean> {
+  return closeTabs([tab.id], `Closing ${tab.title}.`);
+}
+
+export function TabStrip() {
+  const tabs = useTabsStore((s) => s.tabs);
+  const activeId = useTabsStore((s) => s.activeId);
+  const activate = useTabsStore((s) => s.activate);
+  const keep = useTabsStore((s) => s.keep);
+  const connections = useConnectionsStore((s) => s.connections);
+  const { tabView } = useRegistry();
+  if (tabs.length === 0) return <div className="tab-strip" role="tablist" aria-label="Open tabs" data-testid="tab-strip" />;
+  return (
+    <div className="tab-strip" role="tablist" aria-label="Open tabs" data-testid="tab-strip">
+      {tabs.map((tab) => {
+        const connection = connections.find((c) => c.name === tab.connectionId);
+        const colour = tab.connectionId ? colourOf(connection) : undefined;
+        const selected = tab.id === activeId;
+        return (
+          <div
+            key={tab.id}
+            role="tab"
+            aria-selected={selected}
+            aria-controls={`panel-${tab.id}`}
+            tabIndex={selected ? 0 : -1}
+            className={`tab${tab.preview ? ' preview' : ''}`}
+            title={[tab.description ?? tab.title, tab.preview ? '(preview: double-click to keep)' : ''].filter(Boolean).join(' ')}
+            data-testid={`tab-${tab.id}`}
+            data-connection={tab.connectionId}
+            data-dirty={tab.dirty}
+            onClick={() => activate(tab.id)}
+            onDoubleClick={() => keep(tab.id)}
+            onAuxClick={(e) => {
+              if (e.button === 1) void closeTab(tab);
+            }}
+          >
+            {tabView(tab.kind)?.icon && (
+              <span aria-hidden="true" className="faint">
+                {tabView(tab.kind)!.icon}
+              </span>
+            )}
+            <span className="tab-title isolate">{tab.title}</span>
+            {tab.dirty ? (
+              <span className="dirty-dot" aria-label="unsaved changes" data-testid={`tab-dirty-${tab.id}`} />
+            ) : null}
+            <span
+              role="button"
+              tabIndex={-1}
+              className="close"
+              aria-label={`Close ${tab.title}`}
+              data-testid={`tab-close-${tab.id}`}
+              onClick={(e) => {
+                e.stopPropagation();
+                void closeTab(tab);
+              }}
+            >
+              ×
+            </span>
+            {colour && <span className="underline" style={{ background: colour }} data-testid={`tab-underline-${tab.id}`} data-colour={colour} />}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function TabPanel({ tab, active }: { tab: Tab; active: boolean }) {
+  const { tabView } = useRegistry();
+  const ref = useRef<HTMLDivElement>(null);
+  const view = tabView(tab.kind);
+  const View = view?.component;
+  return (
+    <div
+      ref={ref}
+      id={`panel-${tab.id}`}
+      role="tabpanel"
+      className="tab-panel"
+      hidden={!active}
+      tabIndex={-1}
+      data-scope={view?.scope ?? 'global'}
+      data-testid={`panel-${tab.id}`}
+    >
+      <TabScopeContext.Provider value={ref}>
+        {View ? (
+          <View tab={tab} active={active} />
+        ) : (
+          <div className="empty-state">
+            <strong>This tab cannot be shown</strong>
+            <span>Its view ({tab.kind}) is not part of this build. Close it with the × above.</span>
+          </div>
+        )}
+      </TabScopeContext.Provider>
+    </div>
+  );
+}
+
+export function TabHost({ empty }: { empty: React.ReactNode }) {
+  const tabs = useTabsStore((s) => s.tabs);
+  const activeId = useTabsStore((s) => s.activeId);
+  return (
+    <div className="tab-host">
+      {tabs.length === 0 && empty}
+      {tabs.map((tab) => (
+        <TabPanel key={tab.id} tab={tab} active={tab.id === activeId} />
+      ))}
+    </div>
+  );
+}

@@ -1,0 +1,228 @@
+/**
+ * Command handlers and the key dispatcher behind the keymap table.
+ *
+ * A view marks its root element with `data-scope="<scope>"` and attaches
+ * handlers to it with {@link useCommands}. A key press walks from the focused
+ * element up through the scopes it sits in (innermost first) and runs the first
+ * row of the table whose chord matches and whose command has a handler on that
+ * scope element; so the focused view decides what a chord means, and two
+ * catalog tabs never answer the same key. The palette enumerates the same walk.
+ */
+import { useEffect, useRef, type RefObject } from 'react';
+import { KEYMAP, keysOf, type KeymapEntry, type Scope } from './keymap';
+import { matchesChord, parseChord, type Chord, type KeyLike, type Platform } from './keys';
+
+/** What a command does; `enabled` returns true, or the reason it cannot run now. */
+export interface CommandHandler {
+  run: () => void | Promise<void>;
+  enabled?: () => true | string;
+}
+
+type HandlerSpec = CommandHandler | (() => void | Promise<void>);
+
+const registry = new WeakMap<Element, Map<string, () => CommandHandler>>();
+
+function handlersOf(element: Element): Map<string, () => CommandHandler> | undefined {
+  return registry.get(element);
+}
+
+function normalize(spec: HandlerSpec): CommandHandler {
+  return typeof spec === 'function' ? { run: spec } : spec;
+}
+
+/**
+ * Attaches `handlers` (command id → handler) to the scope element in `ref` while
+ * the component is mounted. Handlers may change every render; the latest ones run.
+ */
+export function useCommands(ref: RefObject<Element | null>, handlers: Record<string, HandlerSpec>): void {
+  const latest = useRef(handlers);
+  latest.current = handlers;
+  const ids = Object.keys(handlers).sort().join('\n');
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    let map = registry.get(element);
+    if (!map) {
+      map = new Map();
+      registry.set(element, map);
+    }
+    const own = ids.split('\n').filter(Boolean);
+    for (const id of own) {
+      map.set(id, () => {
+        const spec = latest.current[id];
+        return spec ? normalize(spec) : { run: () => undefined, enabled: () => 'Not available here' };
+      });
+    }
+    return () => {
+      for (const id of own) map?.delete(id);
+    };
+  }, [ref, ids]);
+}
+
+/** One scope element on the walk from the focused element outwards. */
+interface ScopeStop {
+  element: Element;
+  scope: Scope;
+}
+
+/** The scopes `start` sits in, innermost first, stopping at a modal's root. */
+export function scopeChain(start: Element | null): ScopeStop[] {
+  const stops: ScopeStop[] = [];
+  for (let el: Element | null = start; el; el = el.parentElement) {
+    const scope = el.getAttribute('data-scope');
+    if (scope) stops.push({ element: el, scope: scope as Scope });
+    if (el.getAttribute('aria-modal') === 'true') break;
+  }
+  return stops;
+}
+
+const TABLE_BY_SCOPE = new Map<string, { entry: KeymapEntry; chords: { text: string; chord: Chord }[] }[]>();
+function rowsFor(scope: string, platform: Platform) {
+  const cacheKey = `${platform}:${scope}`;
+  let rows = TABLE_BY_SCOPE.get(cacheKey);
+  if (!rows) {
+    rows = KEYMAP.filter((e) => e.when === scope).map((entry) => ({
+      entry,
+      chords: keysOf(entry, platform).map((text) => ({ text, chord: parseChord(text) })),
+    }));
+    TABLE_BY_SCOPE.set(cacheKey, rows);
+  }
+  return rows;
+}
+
+const PRINTABLE_NAMED = new Set(['Space', 'Delete', 'Backspace', 'Home', 'End', 'Tab']);
+
+/** Whether a row's chord fires while the focus is in a text field. */
+export function firesInTextField(entry: KeymapEntry, chord: Chord): boolean {
+  if (entry.inTextField !== undefined) return entry.inTextField;
+  if (chord.mods.has('Mod') || chord.mods.has('Ctrl') || chord.mods.has('Alt')) return true;
+  return chord.key.length > 1 && !PRINTABLE_NAMED.has(chord.key);
+}
+
+/** Whether `target` takes typed text (inputs, text areas, Monaco, contenteditable). */
+export function isTextField(target: EventTarget | null): boolean {
+  if (!(target instanceof Element)) return false;
+  if (target instanceof HTMLTextAreaElement) return true;
+  if (target instanceof HTMLInputElement) {
+    return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file'].includes(target.type);
+  }
+  if (target instanceof HTMLSelectElement) return true;
+  return (target as HTMLElement).isContentEditable === true;
+}
+
+/** A command the walk found, with its handler and whether it can run. */
+export interface AvailableCommand {
+  entry: KeymapEntry;
+  handler: CommandHandler;
+  /** True, or why not. */
+  enabled: true | string;
+}
+
+function enabledOf(handler: CommandHandler): true | string {
+  try {
+    return handler.enabled ? handler.enabled() : true;
+  } catch (error) {
+    return String(error);
+  }
+}
+
+/** Every command with a handler on the walk from `start`, innermost scope first, each id once. */
+export function availableCommands(start: Element | null): AvailableCommand[] {
+  const seen = new Set<string>();
+  const out: AvailableCommand[] = [];
+  for (const stop of scopeChain(start)) {
+    const handlers = handlersOf(stop.element);
+    if (!handlers) continue;
+    for (const entry of KEYMAP) {
+      if (entry.when !== stop.scope || seen.has(entry.command)) continue;
+      const get = handlers.get(entry.command);
+      if (!get) continue;
+      seen.add(entry.command);
+      const handler = get();
+      out.push({ entry, handler, enabled: enabledOf(handler) });
+    }
+  }
+  return out;
+}
+
+/** Finds the command `event` means when the focus is at `start`, if any. */
+export function resolveKey(event: KeyLike & { target: EventTarget | null }, start: Element | null, platform: Platform): AvailableCommand | undefined {
+  const inText = isTextField(event.target);
+  for (const stop of scopeChain(start)) {
+    const handlers = handlersOf(stop.element);
+    if (!handlers) continue;
+    for (const { entry, chords } of rowsFor(stop.scope, platform)) {
+      const get = handlers.get(entry.command);
+      if (!get) continue;
+      const hit = chords.find(({ chord }) => matchesChord(event, chord, platform) && (!inText || firesInTextField(entry, chord)));
+      if (!hit) continue;
+      const handler = get();
+      return { entry, handler, enabled: enabledOf(handler) };
+    }
+  }
+  return undefined;
+}
+
+/** Runs a command, reporting a thrown or rejected error through `onError`. */
+export function runCommand(command: AvailableCommand, onError: (error: unknown) => void): void {
+  if (command.enabled !== true) return;
+  try {
+    const result = command.handler.run();
+    if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch(onError);
+  } catch (error) {
+    onError(error);
+  }
+}
+
+/** Options of {@link installKeyDispatcher}. */
+export interface DispatcherOptions {
+  platform: Platform;
+  /** Where the walk starts when nothing inside the app has focus (the active tab's root). */
+  fallback: () => Element | null;
+  onError: (error: unknown) => void;
+  /** Called with every command run, for "recently used" in the palette. */
+  onRun?: (command: string) => void;
+  /** Called when a chord names a command that cannot run now, with the reason. */
+  onDisabled?: (entry: KeymapEntry, reason: string) => void;
+}
+
+/**
+ * Listens for keys on `window` in the capture phase, before Monaco or a text
+ * field sees them, and runs the command the focused scope gives the chord.
+ * Returns the uninstall function.
+ */
+export function installKeyDispatcher(options: DispatcherOptions): () => void {
+  const onKeyDown = (event: KeyboardEvent) => {
+    if (event.isComposing || event.defaultPrevented) return;
+    const active = document.activeElement;
+    let start = active && active !== document.body ? active : options.fallback();
+    // An open modal owns the keyboard: nothing behind it answers.
+    const modal = document.querySelector('[aria-modal="true"]');
+    if (modal && !(start && modal.contains(start))) start = modal;
+    const hit = resolveKey(event, start, options.platform);
+    if (!hit) return;
+    event.preventDefault();
+    event.stopPropagation();
+    if (hit.enabled !== true) {
+      options.onDisabled?.(hit.entry, hit.enabled);
+      return;
+    }
+    options.onRun?.(hit.entry.command);
+    runCommand(hit, options.onError);
+  };
+  window.addEventListener('keydown', onKeyDown, true);
+  return () => window.removeEventListener('keydown', onKeyDown, true);
+}
+
+/**
+ * Runs `command` as if its key were pressed with the focus at `start`: for
+ * buttons and menu items that name a command instead of calling code directly.
+ * Returns true, or the reason it did not run.
+ */
+export function executeCommand(command: string, start: Element | null, onError: (error: unknown) => void): true | string {
+  const hit = availableCommands(start).find((c) => c.entry.command === command);
+  if (!hit) return 'Not available here';
+  if (hit.enabled !== true) return hit.enabled;
+  runCommand(hit, onError);
+  return true;
+}

@@ -1,0 +1,147 @@
+/**
+ * Open tabs. A tab is one view instance (a catalog of a connection, a package
+ * editor, a version history...) identified by a stable `id` its opener derives
+ * from what it shows, so opening the same thing twice focuses the existing tab.
+ * Tabs opened for a glance are `preview` tabs (VS Code's italic tab): the next
+ * glance replaces them until they are kept, edited or opened explicitly.
+ *
+ * The open set survives a reload (localStorage); dirty flags do not, because
+ * an editor re-derives them from its autosaved draft when it mounts again.
+ */
+import { create } from 'zustand';
+import { createJSONStorage, persist } from 'zustand/middleware';
+
+/** One open tab. */
+export interface Tab {
+  id: string;
+  /** The registered tab view that renders it (see `views.ts`). */
+  kind: string;
+  title: string;
+  /** Longer text for the tooltip (e.g. `billing/refund @ prod-redis`). */
+  description?: string;
+  /** The connection it belongs to; its environment colour underlines the tab. */
+  connectionId?: string;
+  /** View-specific parameters (plain JSON). */
+  params: Record<string, unknown>;
+  dirty: boolean;
+  preview: boolean;
+}
+
+/** What an opener passes to {@link TabsState.open}. */
+export interface TabSpec {
+  id: string;
+  kind: string;
+  title: string;
+  description?: string;
+  connectionId?: string;
+  params?: Record<string, unknown>;
+  /** Open as a preview tab (replaced by the next preview). */
+  preview?: boolean;
+  /** Open without activating (default: activate). */
+  background?: boolean;
+}
+
+/** The tabs store. */
+export interface TabsState {
+  tabs: Tab[];
+  activeId: string | undefined;
+  /** Opens (or focuses) a tab and returns its id. */
+  open(spec: TabSpec): string;
+  activate(id: string): void;
+  /** Removes tabs without asking; callers go through the guard (`guard.ts`) for dirty ones. */
+  remove(ids: string[]): void;
+  setDirty(id: string, dirty: boolean): void;
+  update(id: string, patch: Partial<Pick<Tab, 'title' | 'description' | 'params' | 'connectionId'>>): void;
+  /** Turns a preview tab into a kept one. */
+  keep(id: string): void;
+  /** Activates the tab `offset` places away, wrapping around. */
+  cycle(offset: number): void;
+}
+
+export const useTabsStore = create<TabsState>()(
+  persist(
+    (set, get) => ({
+      tabs: [],
+      activeId: undefined,
+      open(spec) {
+        const { tabs } = get();
+        const existing = tabs.find((t) => t.id === spec.id);
+        if (existing) {
+          set({
+            tabs: tabs.map((t) =>
+              t.id === spec.id
+                ? { ...t, title: spec.title, description: spec.description ?? t.description, params: spec.params ?? t.params, preview: t.preview && spec.preview === true }
+                : t,
+            ),
+            ...(spec.background ? {} : { activeId: spec.id }),
+          });
+          return spec.id;
+        }
+        const tab: Tab = {
+          id: spec.id,
+          kind: spec.kind,
+          title: spec.title,
+          ...(spec.description !== undefined ? { description: spec.description } : {}),
+          ...(spec.connectionId !== undefined ? { connectionId: spec.connectionId } : {}),
+          params: spec.params ?? {},
+          dirty: false,
+          preview: spec.preview === true,
+        };
+        // A new preview replaces the old preview in place, unless that one holds edits.
+        const replaced = spec.preview ? tabs.findIndex((t) => t.preview && !t.dirty) : -1;
+        const next = [...tabs];
+        if (replaced >= 0) next.splice(replaced, 1, tab);
+        else {
+          const after = next.findIndex((t) => t.id === get().activeId);
+          next.splice(after >= 0 ? after + 1 : next.length, 0, tab);
+        }
+        set({ tabs: next, ...(spec.background ? {} : { activeId: tab.id }) });
+        return tab.id;
+      },
+      activate(id) {
+        if (get().tabs.some((t) => t.id === id)) set({ activeId: id });
+      },
+      remove(ids) {
+        const { tabs, activeId } = get();
+        const gone = new Set(ids);
+        const next = tabs.filter((t) => !gone.has(t.id));
+        let active = activeId;
+        if (active !== undefined && gone.has(active)) {
+          // Focus the neighbour the closed tab sat next to, as editors do.
+          const index = tabs.findIndex((t) => t.id === active);
+          const right = tabs.slice(index + 1).find((t) => !gone.has(t.id));
+          const left = tabs.slice(0, index).reverse().find((t) => !gone.has(t.id));
+          active = (right ?? left)?.id;
+        }
+        set({ tabs: next, activeId: active });
+      },
+      setDirty(id, dirty) {
+        set({ tabs: get().tabs.map((t) => (t.id === id && t.dirty !== dirty ? { ...t, dirty, preview: dirty ? false : t.preview } : t)) });
+      },
+      update(id, patch) {
+        set({ tabs: get().tabs.map((t) => (t.id === id ? { ...t, ...patch } : t)) });
+      },
+      keep(id) {
+        set({ tabs: get().tabs.map((t) => (t.id === id ? { ...t, preview: false } : t)) });
+      },
+      cycle(offset) {
+        const { tabs, activeId } = get();
+        if (tabs.length === 0) return;
+        const index = Math.max(0, tabs.findIndex((t) => t.id === activeId));
+        const next = tabs[(index + offset + tabs.length * Math.abs(offset)) % tabs.length];
+        if (next) set({ activeId: next.id });
+      },
+    }),
+    {
+      name: 'skillbench.tabs',
+      version: 1,
+      storage: createJSONStorage(() => localStorage),
+      partialize: (state) => ({ tabs: state.tabs.map((t) => ({ ...t, dirty: false })), activeId: state.activeId }),
+    },
+  ),
+);
+
+/** The active tab, if any. */
+export function useActiveTab(): Tab | undefined {
+  return useTabsStore((s) => s.tabs.find((t) => t.id === s.activeId));
+}

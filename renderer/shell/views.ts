@@ -1,0 +1,124 @@
+/**
+ * The view registry. Each area of the workbench (catalog, versions, the package
+ * editor, evaluations, reviews...) exports one {@link ViewModule}, and
+ * `App.tsx` lists the modules; the shell renders whatever they contribute. To
+ * add a view, write its module and add one line to `App.tsx`.
+ */
+import { createContext, useContext, type ComponentType, type RefObject } from 'react';
+import type { IntentHandlers } from './intents';
+import type { Scope } from './keymap';
+import type { Tab } from './useTabsStore';
+
+/** Props every tab view receives. */
+export interface TabViewProps {
+  tab: Tab;
+  /** Whether it is the visible tab (inactive tabs stay mounted but hidden). */
+  active: boolean;
+}
+
+/** A kind of tab. */
+export interface TabView {
+  kind: string;
+  /** The keymap scope of its root element. */
+  scope: Scope;
+  component: ComponentType<TabViewProps>;
+  /** A short glyph before the title. */
+  icon?: string;
+}
+
+/** An entry of the activity bar: a sidebar panel or an action. */
+export interface Activity {
+  id: string;
+  title: string;
+  /** A short glyph. */
+  icon: string;
+  /** Lower comes first. */
+  order: number;
+  /** The sidebar panel it shows; without one, `run` is called instead. */
+  panel?: ComponentType;
+  run?: () => void;
+  /** The command whose shortcut the tooltip shows. */
+  command?: string;
+}
+
+/** One result of quick open (`Mod+P`). */
+export interface QuickOpenItem {
+  id: string;
+  label: string;
+  /** Dimmed text after the label (namespace, connection). */
+  detail?: string;
+  /** Text searched besides the label. */
+  keywords?: string;
+  /** Environment colour of its connection. */
+  color?: string;
+  open(options: { newTab: boolean }): void;
+}
+
+/** A source of quick-open items; called when quick open opens and as the query changes. */
+export interface QuickOpenProvider {
+  id: string;
+  items(query: string): QuickOpenItem[];
+}
+
+/** What one area contributes to the shell. */
+export interface ViewModule {
+  id: string;
+  tabViews?: TabView[];
+  activities?: Activity[];
+  quickOpen?: QuickOpenProvider[];
+  /**
+   * Components mounted once inside the shell, for global command handlers
+   * (`useCommands(useShellRoot(), ...)`) and background subscriptions. They render nothing visible.
+   */
+  extensions?: ComponentType[];
+  /** Items shown at the right of the status bar (an evaluation's progress...). */
+  statusItems?: ComponentType[];
+  /** Intents this module carries out (see `intents.ts`). */
+  intents?: IntentHandlers;
+}
+
+/** The registered modules, in `App.tsx` order. */
+export interface ViewRegistry {
+  modules: readonly ViewModule[];
+  tabView(kind: string): TabView | undefined;
+  activities: Activity[];
+  quickOpen: QuickOpenProvider[];
+  extensions: ComponentType[];
+}
+
+/** Builds the registry; a kind or activity id registered twice is a programming error. */
+export function createRegistry(modules: readonly ViewModule[]): ViewRegistry {
+  const kinds = new Map<string, TabView>();
+  const activities: Activity[] = [];
+  for (const module of modules) {
+    for (const view of module.tabViews ?? []) {
+      if (kinds.has(view.kind)) throw new Error(`Tab kind '${view.kind}' is registered twice`);
+      kinds.set(view.kind, view);
+    }
+    for (const activity of module.activities ?? []) {
+      if (activities.some((a) => a.id === activity.id)) throw new Error(`Activity '${activity.id}' is registered twice`);
+      activities.push(activity);
+    }
+  }
+  return {
+    modules,
+    tabView: (kind) => kinds.get(kind),
+    activities: activities.sort((a, b) => a.order - b.order),
+    quickOpen: modules.flatMap((m) => m.quickOpen ?? []),
+    extensions: modules.flatMap((m) => m.extensions ?? []),
+  };
+}
+
+export const RegistryContext = createContext<ViewRegistry>(createRegistry([]));
+
+/** The registry the shell was built with. */
+export function useRegistry(): ViewRegistry {
+  return useContext(RegistryContext);
+}
+
+export const ShellRootContext = createContext<RefObject<HTMLElement | null>>({ current: null });
+
+/** The shell's root element, the scope element of `global` commands. */
+export function useShellRoot(): RefObject<HTMLElement | null> {
+  return useContext(ShellRootContext);
+}
