@@ -1,11 +1,12 @@
 /**
  * Streaming aggregation of an evaluation run's cells into an {@link EvalSummary},
- * and the quality gates a CI job checks against it.
+ * judged by the gates of evals/verdict.ts.
  *
  * Memory does not grow with the cells' content: each cell updates counters
- * and is dropped. What is kept per cell is one byte of paired correctness (for
- * McNemar's test on the same case and repeat) and one latency number (for
- * percentiles), so 100,000 cells cost about a megabyte.
+ * and is dropped. What is kept per cell is one byte (so a cell read twice
+ * counts once) and one latency number (for percentiles), so 100,000 cells
+ * cost about a megabyte. Paired comparisons are per case (evals/paired.ts),
+ * from the per-case trigger counts.
  *
  * Conventions:
  * - `error` cells (transport failures, timeouts) count in `errors` and in no
@@ -17,14 +18,14 @@
  * - latency percentiles are over cells that did not error; cost counts only
  *   cells that made model calls in this run (cached cells cost nothing).
  */
-import { addToConfusion, mcnemarExact, percentile, rates, type Confusion, type TriggerRate } from './metrics';
-import type { CellRecord, EvalSummary, GateResult, ModelMetrics, PairedComparison, RunHeader, SkillMetrics } from './types';
+import { addToConfusion, percentile, rates, type Confusion, type TriggerRate } from './metrics';
+import { compareCases } from './paired';
+import { judgeRun, type GateOptions } from './verdict';
+import type { CellRecord, EvalSummary, ModelMetrics, PairedComparison, RunHeader, SkillMetrics } from './types';
 
-/** Paired-correctness states, one byte per matrix slot. */
+/** Whether a matrix slot already holds a cell. */
 const ABSENT = 0;
-const RIGHT = 1;
-const WRONG = 2;
-const ERRORED = 3;
+const PRESENT = 1;
 
 interface CaseCount {
   k: number;
@@ -144,7 +145,7 @@ export class Aggregator {
     if (this.state[slot] !== ABSENT) return false;
     const error = cell.outcome === 'error';
     const activated = cell.outcome === 'activated';
-    this.state[slot] = error ? ERRORED : activated === (info.expect === 'activate') ? RIGHT : WRONG;
+    this.state[slot] = PRESENT;
 
     const g = this.group(cell.model, cell.variant, info.skill);
     g.cells++;
@@ -229,38 +230,35 @@ export class Aggregator {
   }
 
   private compare(kind: PairedComparison['kind'], skill: string, a: { m: number; v: number }, b: { m: number; v: number }): PairedComparison {
-    const pairs: { a: boolean; b: boolean }[] = [];
-    let rightA = 0;
-    let rightB = 0;
-    for (const c of this.casesBySkill.get(skill) ?? []) {
-      for (let r = 0; r < this.R; r++) {
-        const sa = this.state[this.slot(a.m, a.v, c, r)];
-        const sb = this.state[this.slot(b.m, b.v, c, r)];
-        if ((sa !== RIGHT && sa !== WRONG) || (sb !== RIGHT && sb !== WRONG)) continue;
-        pairs.push({ a: sa === RIGHT, b: sb === RIGHT });
-        if (sa === RIGHT) rightA++;
-        if (sb === RIGHT) rightB++;
-      }
-    }
     const labels = [...this.variantIndex.keys()];
     const specs = this.header.models.map((m) => m.spec);
+    const groupA = this.group(specs[a.m]!, labels[a.v]!, skill);
+    const groupB = this.group(specs[b.m]!, labels[b.v]!, skill);
+    const tally = (g: Group, id: string) => {
+      const count = g.cases.get(id);
+      return { activated: count?.k ?? 0, answered: count?.n ?? 0 };
+    };
+    const result = compareCases(
+      (this.casesBySkill.get(skill) ?? []).map((c) => {
+        const info = this.header.cases[c]!;
+        return { case: info.id, expect: info.expect, a: tally(groupA, info.id), b: tally(groupB, info.id) };
+      }),
+    );
     const comparison: PairedComparison = {
       kind,
       skill,
       a: kind === 'variant' ? labels[a.v]! : specs[a.m]!,
       b: kind === 'variant' ? labels[b.v]! : specs[b.m]!,
-      accuracy_a: pairs.length === 0 ? null : rightA / pairs.length,
-      accuracy_b: pairs.length === 0 ? null : rightB / pairs.length,
-      test: mcnemarExact(pairs),
-      pairs: pairs.length,
+      unit: 'case',
+      ...result,
     };
     if (kind === 'variant') comparison.model = specs[a.m]!;
     else comparison.variant = labels[a.v]!;
     return comparison;
   }
 
-  /** The summary of everything added so far (gates empty: see {@link evaluateGates}). */
-  summary(): EvalSummary {
+  /** The summary of everything added so far, judged against `gates` (see evals/verdict.ts). */
+  summary(gates: GateOptions = {}): EvalSummary {
     const models: ModelMetrics[] = this.header.models.map((info, m) => {
       const t = this.models[m]!;
       const skills = this.header.variants.map((v) => this.skillMetrics(this.group(info.spec, v.label, v.skill)));
@@ -298,105 +296,15 @@ export class Aggregator {
         }
       }
     }
-    return { models, comparisons, totals: { ...this.totals }, gates: [] };
+    const aggregated = { models, comparisons, totals: { ...this.totals } };
+    return { ...aggregated, ...judgeRun(this.header, aggregated, gates) };
   }
 }
 
-/** Aggregates a stream of cells (for example `readCells(file)`) against the run's header. */
-export async function summarize(header: RunHeader, cells: AsyncIterable<CellRecord> | Iterable<CellRecord>): Promise<EvalSummary> {
+/** Aggregates a stream of cells (for example `readCells(file)`) against the run's header, judged against `gates`. */
+export async function summarize(header: RunHeader, cells: AsyncIterable<CellRecord> | Iterable<CellRecord>, gates: GateOptions = {}): Promise<EvalSummary> {
   const aggregator = new Aggregator(header);
   for await (const cell of cells) aggregator.add(cell);
-  return aggregator.summary();
+  return aggregator.summary(gates);
 }
 
-/** Gate thresholds; each is off when unset. */
-export interface GateOptions {
-  /** Lowest accepted accuracy, 0..1. */
-  minAccuracy?: number;
-  /** Lowest accepted recall, 0..1. */
-  minRecall?: number;
-  /** Lowest accepted precision, 0..1. */
-  minPrecision?: number;
-  /** Fail when a draft regresses against its published revision (see {@link isRegression}). */
-  failOnRegression?: boolean;
-}
-
-/**
- * Whether a draft-vs-published comparison (draft in `a`) is a regression:
- * on the pairs where both answered, the published revision was right on more
- * of the disagreeing pairs than the draft, and either McNemar's exact test
- * finds the difference significant (p < alpha), or there are too few
- * disagreeing pairs for the test to ever reach significance (with n of them
- * the smallest two-sided p is 2^(1-n), so n ≤ 5 at alpha 0.05). With enough
- * disagreeing pairs and no significance, the difference is treated as noise.
- */
-export function isRegression(comparison: PairedComparison): boolean {
-  const { aOnly, bOnly, significant, alpha } = comparison.test;
-  if (bOnly <= aOnly) return false;
-  return significant || underpowered(aOnly + bOnly, alpha);
-}
-
-function underpowered(discordant: number, alpha: number): boolean {
-  return Math.min(1, 2 ** (1 - discordant)) >= alpha;
-}
-
-const fmt = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
-
-/**
- * Evaluates the gates. Thresholds apply to every model and skill, on the
- * draft when the run has one for the skill, else on its stored revision; a
- * metric that cannot be computed (no answered cell, no positive case for
- * recall, no activation for precision) fails its gate. The regression gate
- * covers each model's draft-vs-published comparisons.
- */
-export function evaluateGates(summary: EvalSummary, options: GateOptions): GateResult[] {
-  const results: GateResult[] = [];
-  const thresholds: Array<[GateResult['gate'], 'accuracy' | 'recall' | 'precision', number | undefined]> = [
-    ['min-accuracy', 'accuracy', options.minAccuracy],
-    ['min-recall', 'recall', options.minRecall],
-    ['min-precision', 'precision', options.minPrecision],
-  ];
-  for (const model of summary.models) {
-    const bySkill = new Map<string, SkillMetrics>();
-    for (const s of model.skills) {
-      const current = bySkill.get(s.skill);
-      if (!current || (s.variant === 'draft' && current.variant !== 'draft')) bySkill.set(s.skill, s);
-    }
-    for (const s of bySkill.values()) {
-      for (const [gate, metric, threshold] of thresholds) {
-        if (threshold === undefined) continue;
-        const value = s[metric];
-        const passed = value !== null && value >= threshold;
-        const why = value === null ? `${metric} cannot be computed (${s.cells - s.errors} answered cell${s.cells - s.errors === 1 ? '' : 's'})` : `${metric} ${fmt(value)} ${passed ? '>=' : '<'} ${threshold}`;
-        results.push({ gate, threshold, model: model.model, skill: s.skill, value, passed, message: `${model.model} ${s.skill} (${s.variant}): ${why}` });
-      }
-    }
-  }
-  if (options.failOnRegression) {
-    for (const c of summary.comparisons) {
-      if (c.kind !== 'variant') continue;
-      const regression = isRegression(c);
-      const t = c.test;
-      const n = t.aOnly + t.bOnly;
-      const p = `McNemar p=${t.pValue.toPrecision(3)}`;
-      const note =
-        t.bOnly <= t.aOnly
-          ? `${c.a} not worse; ${p}`
-          : t.significant
-            ? `${p} < ${t.alpha}`
-            : underpowered(n, t.alpha)
-              ? `only ${n} disagreeing pair${n === 1 ? '' : 's'}, too few to test, so lower accuracy counts`
-              : `${p}, not significant`;
-      results.push({
-        gate: 'regression',
-        threshold: t.alpha,
-        model: c.model ?? '',
-        skill: c.skill,
-        value: t.pValue,
-        passed: !regression,
-        message: `${c.model ?? ''} ${c.skill}: ${c.a} ${fmt(c.accuracy_a)} vs ${c.b} ${fmt(c.accuracy_b)} on ${c.pairs ?? t.aOnly + t.bOnly + t.concordant} pairs (${c.a} alone right ${t.aOnly}, ${c.b} alone right ${t.bOnly}; ${note})${regression ? ': regression' : ''}`,
-      });
-    }
-  }
-  return results;
-}

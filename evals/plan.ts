@@ -50,8 +50,13 @@ export interface PlanProblem {
 
 /** Something the user should know before trusting the run, that does not stop it. */
 export interface PlanWarning {
-  /** `catalog`: a binding could not be pinned or does not measure the skill; `no_published_revision`: nothing to compare a draft with. */
-  code: 'catalog' | 'no_published_revision';
+  /**
+   * `catalog`: a binding could not be pinned or does not measure the skill;
+   * `no_published_revision`: nothing to compare a draft with;
+   * `pinned_revision`: the bindings pin the skill under test to a revision
+   * other than the published one, and its stored variant runs that revision.
+   */
+  code: 'catalog' | 'no_published_revision' | 'pinned_revision';
   skill: string;
   /** The variant whose catalog it concerns. */
   variant?: string;
@@ -178,7 +183,12 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
   for (const t of targets) {
     const key = skillKey(t.id);
     const variants: EvalVariantPlan[] = [];
-    const add = async (label: string, registry: SkillRegistryReader, draftSet: Set<string>, info: Omit<EvalVariantPlan['info'], 'label' | 'skill'>) => {
+    /**
+     * Builds the catalog of one variant. A stored variant is recorded as the
+     * revision its catalog pinned, which is the one every cell runs against:
+     * the bindings may pin an exact revision other than the published one.
+     */
+    const add = async (label: string, registry: SkillRegistryReader, draftSet: Set<string>, draft?: { manifest_hash: string; file: string }, published?: number) => {
       const catalog = await buildCatalog({
         registry,
         skill: t.id,
@@ -188,11 +198,23 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
         ...(options.bindingsFile !== undefined && { bindingsFile: options.bindingsFile }),
       });
       for (const w of catalog.warnings) warnings.push({ code: 'catalog', skill: key, variant: label, message: `catalog of ${key} (${label}): ${w}` });
-      variants.push({ info: { label, skill: key, ...info }, registry: catalog.registry, bindings: catalog.bindings, catalog: catalog.record });
+      const own = catalog.record.entries.find((e) => e.under_test)!;
+      const info: EvalVariantPlan['info'] = draft
+        ? { label, skill: key, version: 'draft', manifest_hash: draft.manifest_hash, file: draft.file }
+        : { label, skill: key, version: own.version, manifest_hash: own.manifest_hash };
+      if (!draft && published !== undefined && own.version !== published) {
+        warnings.push({
+          code: 'pinned_revision',
+          skill: key,
+          variant: label,
+          message: `the bindings pin ${key} to revision ${String(own.version)} while ${published} is published: the ${label} variant runs revision ${String(own.version)}, as the agent would`,
+        });
+      }
+      variants.push({ info, registry: catalog.registry, bindings: catalog.bindings, catalog: catalog.record });
     };
     if (t.kind === 'draft') {
       const draft = drafts.find((d) => skillKey(d.id) === key)!;
-      await add('draft', overlay, draftKeys, { version: 'draft', manifest_hash: draft.manifest_hash, file: t.file });
+      await add('draft', overlay, draftKeys, { manifest_hash: draft.manifest_hash, file: t.file });
       if (options.comparePublished) {
         const published = await getPublished(store, t.id);
         if (!published) {
@@ -200,12 +222,11 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
         } else {
           const others = drafts.filter((d) => skillKey(d.id) !== key);
           const without = await createDraftOverlay(store, others, { versions: overlay.draftVersions });
-          await add('published', without, new Set([...draftKeys].filter((k) => k !== key)), { version: published.version, manifest_hash: published.manifest_hash });
+          await add('published', without, new Set([...draftKeys].filter((k) => k !== key)), undefined, published.version);
         }
       }
     } else {
-      const revision = stored.get(key)!;
-      await add('published', overlay, draftKeys, { version: revision.version, manifest_hash: revision.manifest_hash });
+      await add('published', overlay, draftKeys, undefined, stored.get(key)!.version);
     }
     skills.push({ skill: key, cases: cases.get(key)!, variants });
   }

@@ -33,6 +33,7 @@ import { AdaptiveLimiter } from './limiter';
 import { CellWriter, RUN_FILES, cutTornTail, lockRunDir, readHeader, scanCells, writeHeader, writeSummary } from './runFiles';
 import type { EvalCase } from './suite';
 import type { CaseInfo, CatalogRecord, CellRecord, EvalSummary, ModelInfo, RunHeader, VariantInfo } from './types';
+import type { GateOptions } from './verdict';
 
 /** One variant of a skill under test, ready to run. */
 export interface EvalVariantPlan {
@@ -74,6 +75,8 @@ export interface RunEvalOptions {
   maxRateLimitRetries?: number;
   /** A Retry-After longer than this is not waited for: the cell is an error (default 60 s). */
   maxRateLimitWaitMs?: number;
+  /** Gates the summary's verdict judges (evals/verdict.ts); they decide no answer, so they are not part of the config hash. */
+  gates?: GateOptions;
   /** Options of each provider's limiter besides its maximum (tests shorten the cool-down). */
   limiter?: { cooldownMs?: number; baseDelayMs?: number; maxDelayMs?: number };
 }
@@ -496,7 +499,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       writer = undefined;
     }
     if (fatal !== undefined) throw fatal;
-    const summary = aggregator.summary();
+    const summary = aggregator.summary(options.gates);
     await writeSummary(runDir, summary);
     return {
       header,

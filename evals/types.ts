@@ -8,7 +8,8 @@
  */
 import type { SelectionTrace } from '../core/selector/select';
 import type { SelectorDiagnostic } from '../core/selector/types';
-import type { Confusion, Expectation, McNemarResult, Rates, TriggerRate } from './metrics';
+import type { Confusion, Expectation, Rates, TriggerRate } from './metrics';
+import type { CaseComparison } from './paired';
 import type { EvalCase } from './suite';
 
 /** One skill of the controlled catalog the selector saw, exactly. */
@@ -161,25 +162,26 @@ export interface ModelMetrics {
 }
 
 /**
- * A paired comparison on the same cases and repeats. Only pairs where both
- * sides answered count (an error on either side drops the pair); the
- * accuracies are over those pairs. Variant comparisons put the draft in `a`
- * and the published revision in `b`.
+ * A paired comparison on the same cases (see evals/paired.ts). The unit of
+ * pairing is the case: each side's outcome is the majority verdict of its
+ * answered repeats, so repeats of a deterministic model add no evidence. A
+ * case is left out of the test when a side's answered repeats tie (flaky) or
+ * a side never answered; both are counted. The accuracies are over the
+ * paired cases, so they can differ from the per-cell rates of the model
+ * tables. Variant comparisons put the draft in `a` and the published
+ * revision in `b`.
  */
-export interface PairedComparison {
+export interface PairedComparison extends CaseComparison {
   kind: 'variant' | 'model';
   skill: string;
   a: string;
   b: string;
-  accuracy_a: number | null;
-  accuracy_b: number | null;
-  test: McNemarResult;
+  /** What one pair is: always `case` (one pair per case, never per repeat). */
+  unit: 'case';
   /** The model of a variant comparison. */
   model?: string;
   /** The variant of a model comparison. */
   variant?: string;
-  /** Pairs where both sides answered. */
-  pairs?: number;
 }
 
 /** Everything aggregated from the cells of a run. */
@@ -187,8 +189,44 @@ export interface EvalSummary {
   models: ModelMetrics[];
   comparisons: PairedComparison[];
   totals: { cells: number; errors: number; invalid: number; cached: number };
-  /** Gates evaluated by the CLI (`--min-accuracy` ...): empty when none were set. */
+  /** The gates set for the run (`--min-accuracy` ...), each judged: empty when none were set. */
   gates: GateResult[];
+  /** The verdict every report and the UI show (evals/verdict.ts). */
+  verdict: EvalVerdict;
+}
+
+/** Something a reader must know before trusting the numbers of a run. */
+export interface VerdictWarning {
+  /**
+   * `catalog_over_budget` / `too_many_auto_candidates`: automatic activation
+   * was skipped for a catalog, so the model was never asked; `cell_errors`:
+   * some cells of a model errored and are left out of its rates.
+   */
+  code: 'catalog_over_budget' | 'too_many_auto_candidates' | 'cell_errors';
+  message: string;
+  /** The catalog concerned (`<variant>|<skill>`). */
+  catalog?: string;
+  /** The model concerned. */
+  model?: string;
+}
+
+/** The verdict of a run: plain data with a stable shape, stored in `summary.json` and every report. */
+export interface EvalVerdict {
+  /**
+   * `passed`: every gate set passed (or none was set) and every model
+   * answered; `failed`: a gate failed; `unavailable`: every cell of some
+   * model errored; `incomplete`: cells are missing (the run was stopped).
+   * Precedence: incomplete, unavailable, failed, passed.
+   */
+  status: 'passed' | 'failed' | 'unavailable' | 'incomplete';
+  /** One line for a headline, e.g. `failed: 1 of 3 gates failed`. */
+  message: string;
+  gates_set: number;
+  gates_failed: number;
+  /** Models whose every cell errored. */
+  unavailable_models: string[];
+  cells: { recorded: number; expected: number };
+  warnings: VerdictWarning[];
 }
 
 /** One quality gate and whether it passed. */

@@ -9,12 +9,12 @@ import { WorkbenchError } from '../../core/errors';
 import { closeSharedDispatcher, openModel, safeParseModelSpec } from '../../core/models/index';
 import type { ModelClient } from '../../core/models/types';
 import type { SkillStore } from '../../core/store/types';
-import { evaluateGates, type GateOptions } from '../../evals/aggregate';
 import { AnswerCache } from '../../evals/cache';
 import { planEval, readBindingsFile, resolveTargets } from '../../evals/plan';
 import { writeHtmlReport, writeJsonReport, writeJunitReport, writeMarkdownReport } from '../../evals/reports/index';
 import { DEFAULT_CONCURRENCY, runEval, type RunProgress, type RunResult } from '../../evals/runner';
-import type { EvalSummary, GateResult, RunHeader } from '../../evals/types';
+import type { EvalSummary } from '../../evals/types';
+import type { GateOptions } from '../../evals/verdict';
 import { parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
@@ -151,7 +151,7 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
 }
 
-function printSummary(io: CliIo, header: RunHeader, summary: EvalSummary, gates: GateResult[]): void {
+function printSummary(io: CliIo, summary: EvalSummary): void {
   const rows: string[][] = [['model', 'skill', 'variant', 'cells', 'acc', 'prec', 'recall', 'F1', 'TP', 'FP', 'TN', 'FN', 'err', 'inv', 'flaky']];
   for (const m of summary.models) {
     for (const s of m.skills) {
@@ -174,12 +174,13 @@ function printSummary(io: CliIo, header: RunHeader, summary: EvalSummary, gates:
   for (const c of summary.comparisons) {
     const who = c.kind === 'variant' ? `${c.model} ${c.skill}` : `${c.skill} (${c.variant})`;
     const verdict = c.test.significant ? 'significant' : 'not significant';
-    say(io, `compare ${who}: ${c.a} ${rate(c.accuracy_a)} vs ${c.b} ${rate(c.accuracy_b)} on ${c.pairs ?? 0} pairs, McNemar p=${c.test.pValue.toPrecision(3)} (${verdict})`);
+    const left = c.cases.length - c.pairs;
+    const leftOut = left > 0 ? `, ${left} left out (${c.flaky_a + c.flaky_b > 0 ? `flaky: ${c.flaky_a} on ${c.a}, ${c.flaky_b} on ${c.b}` : ''}${c.flaky_a + c.flaky_b > 0 && c.unanswered > 0 ? '; ' : ''}${c.unanswered > 0 ? `${c.unanswered} unanswered` : ''})` : '';
+    const trigger = c.mean_abs_trigger_rate_difference === null ? '' : `; mean per-case trigger-rate difference ${c.mean_abs_trigger_rate_difference.toFixed(3)}`;
+    say(io, `compare ${who}: ${c.a} ${rate(c.accuracy_a)} vs ${c.b} ${rate(c.accuracy_b)} on ${c.pairs} paired case${c.pairs === 1 ? '' : 's'}${leftOut}, McNemar p=${c.test.pValue.toPrecision(3)} (${verdict})${trigger}`);
   }
-  for (const [key, catalog] of Object.entries(header.catalogs)) {
-    if (catalog.tokens > catalog.budget) say(io, `warning: catalog ${key} is ${catalog.tokens} estimated tokens, above its budget of ${catalog.budget}: the selector skips automatic activation`);
-  }
-  for (const g of gates) say(io, `gate ${g.gate}: ${g.passed ? 'pass' : 'FAIL'}: ${g.message}`);
+  for (const w of summary.verdict.warnings) if (w.code !== 'cell_errors') say(io, `warning: ${w.message}`);
+  for (const g of summary.gates) say(io, `gate ${g.gate}: ${g.passed ? 'pass' : 'FAIL'}: ${g.message}`);
 }
 
 async function writeReports(io: CliIo, result: RunResult, files: { json?: string; junit?: string; markdown?: string; html?: string }): Promise<void> {
@@ -304,6 +305,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
         cwd: io.cwd,
         ...(values.out !== undefined && { runDir: resolve(io.cwd, values.out) }),
         ...(cache && { cache }),
+        gates,
         stopSignal: stop.signal,
         signal: hard.signal,
       },
@@ -329,23 +331,22 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       say(io, `interrupted: ${result.progress.done} of ${result.progress.total} cells recorded in ${shown}; run the same command again to resume`);
       return EXIT_INTERRUPTED;
     }
-    const gateResults = evaluateGates(result.summary, gates);
-    const summary: EvalSummary = { ...result.summary, gates: gateResults };
-    printSummary(io, result.header, summary, gateResults);
+    const { summary } = result;
+    printSummary(io, summary);
     if (result.cache && (result.cache.hits > 0 || result.cache.misses > 0)) say(io, `answer cache: ${result.cache.hits} hit${result.cache.hits === 1 ? '' : 's'}, ${result.cache.misses} miss${result.cache.misses === 1 ? '' : 'es'}`);
-    await writeReports(io, { ...result, summary }, {
+    await writeReports(io, result, {
       ...(values.json !== undefined && { json: values.json }),
       ...(values.junit !== undefined && { junit: values.junit }),
       ...(values.markdown !== undefined && { markdown: values.markdown }),
       ...(values.html !== undefined && { html: values.html }),
     });
-    const unavailable = summary.models.filter((m) => m.cells > 0 && m.errors === m.cells);
-    if (unavailable.length > 0) {
-      say(io, `skillbench eval: model unavailable (every cell errored): ${unavailable.map((m) => m.model).join(', ')}`);
+    const { verdict } = summary;
+    if (verdict.status === 'unavailable') {
+      say(io, `skillbench eval: ${verdict.message}`);
       return EXIT.unavailable;
     }
-    if (gateResults.some((g) => !g.passed)) {
-      say(io, `skillbench eval: ${gateResults.filter((g) => !g.passed).length} gate${gateResults.filter((g) => !g.passed).length === 1 ? '' : 's'} failed`);
+    if (verdict.status === 'failed') {
+      say(io, `skillbench eval: ${verdict.gates_failed} gate${verdict.gates_failed === 1 ? '' : 's'} failed`);
       return EXIT.invalid;
     }
     return EXIT.ok;

@@ -50,6 +50,7 @@ body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);ma
 h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}h4{font-size:13px;margin:12px 0 4px;color:var(--muted)}
 table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top}th{background:var(--panel)}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .verdict{display:inline-block;padding:2px 10px;border-radius:4px;font-weight:600}.ok{background:var(--pass)}.bad{background:var(--fail)}.none{background:var(--err)}
+.warning{background:var(--fail);border-left:4px solid #b42318;padding:6px 10px;margin:8px 0;border-radius:4px}
 .muted{color:var(--muted)}.charts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}figure{margin:0}figcaption{font-size:12px;color:var(--muted)}
 .matrix td.c{text-align:center;white-space:nowrap}.matrix td.pass{background:var(--pass)}.matrix td.fail{background:var(--fail)}.matrix td.error{background:var(--err)}.matrix td.flaky{box-shadow:inset 0 0 0 3px #e0a800}
 .matrix tr.skill th{background:var(--panel);text-align:left}.req{max-width:520px}
@@ -144,15 +145,16 @@ function gateNumber(gate: string, n: number): string {
   return gate === 'regression' ? String(n) : formatRate(n);
 }
 
+/** The verdict badge: the run's verdict (evals/verdict.ts), never derived again here. */
+function verdictBadge(summary: EvalSummary): string {
+  const v = summary.verdict;
+  const cls = v.status === 'passed' ? (v.gates_set === 0 ? 'none' : 'ok') : v.status === 'incomplete' ? 'none' : 'bad';
+  return `<span class="verdict ${cls}">${h(v.status === 'passed' && v.gates_set === 0 ? 'no gates set' : v.message)}</span>`;
+}
+
 function headSection(header: RunHeader, summary: EvalSummary): string {
   const gates = summary.gates;
-  const failed = gates.filter((g) => !g.passed).length;
-  const verdictHtml =
-    gates.length === 0
-      ? '<span class="verdict none">no gates set</span>'
-      : failed === 0
-        ? `<span class="verdict ok">passed: ${gates.length === 1 ? 'the gate' : `all ${gates.length} gates`} passed</span>`
-        : `<span class="verdict bad">failed: ${failed} of ${gates.length} gates failed</span>`;
+  const verdictHtml = verdictBadge(summary);
   const t = summary.totals;
   const facts = [
     ['Run', header.run_id],
@@ -167,7 +169,10 @@ function headSection(header: RunHeader, summary: EvalSummary): string {
     .join('');
   const models = header.models.map((m) => `<tr>${td(m.spec)}${td(modelKind(m))}</tr>`);
   const variants = header.variants.map((v) => `<tr>${td(v.label)}${td(v.skill)}${td(String(v.version))}${td(truncate(v.manifest_hash, 23))}${td(v.file ?? '')}</tr>`);
-  let out = `<h1>Skillbench evaluation ${verdictHtml}</h1><table>${facts}</table>`;
+  let out = `<h1>Skillbench evaluation ${verdictHtml}</h1>`;
+  // As loud as a failed gate: a skipped catalog or errored cells change what every number below means.
+  for (const w of summary.verdict.warnings) out += `<p class="warning"><strong>${h(w.code === 'cell_errors' ? 'Errors' : 'Automatic activation skipped')}:</strong> ${h(w.message)}</p>`;
+  out += `<table>${facts}</table>`;
   out += `<h3>Models in the run</h3>${tableHtml(['Model', 'Kind'], models)}`;
   out += '<p class="muted">Baselines are deterministic selectors, not language models: they show what a model has to beat.</p>';
   if (variants.length > 0) out += `<h3>Variants</h3>${tableHtml(['Variant', 'Skill', 'Version', 'Manifest hash', 'File'], variants)}`;

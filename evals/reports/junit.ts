@@ -71,6 +71,33 @@ function testcaseXml(f: CaseFold, info: CaseInfo | undefined, withVariant: boole
 }
 
 /**
+ * The run's verdict as a testsuite `skillbench gates`: one testcase per gate
+ * set, failed when the gate failed, and one per unavailable model, so a CI
+ * dashboard shows why the job failed. Absent when no gate is set and every
+ * model answered.
+ */
+function gatesXml(header: RunHeader, summary: EvalSummary): { xml: string; tests: number; failures: number } | undefined {
+  const { gates, verdict: v } = summary;
+  if (gates.length === 0 && v.unavailable_models.length === 0) return undefined;
+  const cases = [
+    ...gates.map((g) => {
+      const open = `    <testcase${attrs({ classname: 'skillbench.gates', name: `${g.gate} ${g.model} ${g.skill}`.trim(), time: '0' })}`;
+      return g.passed ? `${open}/>\n` : `${open}>\n      <failure${attrs({ message: truncate(g.message, 500), type: 'gate_failed' })}>${escapeXmlText(g.message)}</failure>\n    </testcase>\n`;
+    }),
+    ...v.unavailable_models.map(
+      (model) =>
+        `    <testcase${attrs({ classname: 'skillbench.gates', name: `model available ${model}`, time: '0' })}>\n      <failure${attrs({ message: 'every cell of this model errored', type: 'model_unavailable' })}/>\n    </testcase>\n`,
+    ),
+  ];
+  const failures = gates.filter((g) => !g.passed).length + v.unavailable_models.length;
+  const xml =
+    `  <testsuite${attrs({ name: 'skillbench gates', tests: cases.length, failures, errors: 0, skipped: 0, time: '0', timestamp: header.started_at })}>\n` +
+    `    <properties>\n      <property${attrs({ name: 'verdict', value: v.status })}/>\n      <property${attrs({ name: 'verdict_message', value: v.message })}/>\n    </properties>\n` +
+    `${cases.join('')}  </testsuite>\n`;
+  return { xml, tests: cases.length, failures };
+}
+
+/**
  * Writes the JUnit XML report of a run to `path` (atomically). Memory grows
  * with models × variants × cases, not with repeats or traces.
  */
@@ -116,8 +143,9 @@ export async function writeJunitReport(path: string, header: RunHeader, summary:
       ms: own.reduce((a, f) => a + f.latencyMs, 0),
     };
   });
-  const tests = suites.reduce((a, x) => a + x.tests, 0);
-  const failures = suites.reduce((a, x) => a + x.failures, 0);
+  const gateSuite = gatesXml(header, summary);
+  const tests = suites.reduce((a, x) => a + x.tests, 0) + (gateSuite?.tests ?? 0);
+  const failures = suites.reduce((a, x) => a + x.failures, 0) + (gateSuite?.failures ?? 0);
   const errors = suites.reduce((a, x) => a + x.errors, 0);
   const totalMs = suites.reduce((a, x) => a + x.ms, 0);
 
@@ -132,6 +160,9 @@ export async function writeJunitReport(path: string, header: RunHeader, summary:
         ['baseline', suite.isBaseline ? 'true (not a language model)' : 'false'],
         ['repeats', String(header.repeats)],
         ['format', header.format],
+        ['verdict', summary.verdict.status],
+        ['verdict_message', summary.verdict.message],
+        ...summary.verdict.warnings.map((w) => ['warning', w.message]),
       ]
         .map(([name, value]) => `      <property${attrs({ name: name!, value: value! })}/>\n`)
         .join('');
@@ -143,6 +174,7 @@ export async function writeJunitReport(path: string, header: RunHeader, summary:
       for (const f of suite.folds) await sink.write(testcaseXml(f, caseInfo.get(f.case), withVariant));
       await sink.write('  </testsuite>\n');
     }
+    if (gateSuite) await sink.write(gateSuite.xml);
     await sink.write('</testsuites>\n');
   });
   return { path, bytes, cells, tornLines, tests, failures, errors };

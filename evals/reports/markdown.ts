@@ -49,12 +49,19 @@ function gateValue(g: GateResult): string {
   return g.gate === 'regression' ? String(g.value) : formatRate(g.value);
 }
 
+/** The headline: the run's verdict (evals/verdict.ts), never derived again here. */
 function headline(summary: EvalSummary): string {
-  const gates = summary.gates;
-  if (gates.length === 0) return '## Skillbench evaluation: no gates set';
-  const failed = gates.filter((g) => !g.passed).length;
-  if (failed === 0) return `## ✅ Skillbench evaluation passed: ${gates.length === 1 ? 'the gate' : `all ${gates.length} gates`} passed`;
-  return `## ❌ Skillbench evaluation failed: ${failed} of ${gates.length} gate${gates.length === 1 ? '' : 's'} failed`;
+  const v = summary.verdict;
+  switch (v.status) {
+    case 'passed':
+      return v.gates_set === 0 ? '## Skillbench evaluation: no gates set' : `## ✅ Skillbench evaluation ${md(v.message)}`;
+    case 'failed':
+      return `## ❌ Skillbench evaluation ${md(v.message)}`;
+    case 'unavailable':
+      return `## ❌ Skillbench evaluation: model unavailable, every cell errored: ${v.unavailable_models.map(md).join(', ')}`;
+    case 'incomplete':
+      return `## ⏸️ Skillbench evaluation ${md(v.message)}`;
+  }
 }
 
 /**
@@ -87,7 +94,9 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
     `Run ${md(header.run_id)} started ${md(header.started_at)}: ${plural(header.models.length, 'model')}, ${plural(header.cases.length, 'case')}, ${plural(header.repeats, 'repeat')}; ` +
       `${plural(t.cells, 'cell')} (${plural(t.errors, 'error')}, ${plural(t.invalid, 'invalid answer')}, ${formatCount(t.cached)} from cache).`,
   );
-  if (t.errors > 0) out.push('', `⚠️ ${plural(t.errors, 'cell')} ended in an error (transport failure or timeout). Errors are excluded from the rates, not counted as "not activated".`);
+  // Warnings stand right under the headline: a skipped catalog or errored cells change what every number below means.
+  for (const w of summary.verdict.warnings) out.push('', `⚠️ **${md(w.code === 'cell_errors' ? 'Errors' : 'Automatic activation skipped')}:** ${md(w.message)}`);
+  if (t.errors > 0) out.push('', `${plural(t.errors, 'cell')} ended in an error (transport failure or timeout) in all. Errors are excluded from the rates, not counted as "not activated".`);
 
   if (summary.gates.length > 0) {
     out.push('', '### Gates', '');

@@ -16,6 +16,8 @@ export interface SelectorPrompt {
   request: string;
   /** Offered identities: `namespace/name`, or `namespace/name#resource` for resources. */
   candidates: string[];
+  /** The catalog line of each offered identity, as sent (descriptions, taxonomy or load_when). */
+  entries: Record<string, Record<string, unknown>>;
   seed: number | undefined;
   model: string;
 }
@@ -53,12 +55,14 @@ export function readSelectorPrompt(body: Record<string, unknown>): SelectorPromp
   const user = messages.find((m) => m.role === 'user')?.content ?? '';
   const kind = user.includes('<resource_catalog>') ? 'resource' : 'activation';
   const catalog = between(user, kind === 'resource' ? '<resource_catalog>' : '<skill_catalog>', kind === 'resource' ? '</resource_catalog>' : '</skill_catalog>');
-  const candidates = catalog
+  const lines = catalog
     .split('\n')
     .filter((l) => l.trim().startsWith('{'))
-    .map((l) => JSON.parse(l) as { skill: string; name?: string })
-    .map((e) => (kind === 'resource' ? `${e.skill}#${e.name}` : e.skill));
-  return { kind, request: between(user, '<request>', '</request>'), candidates, seed: body['seed'] as number | undefined, model: String(body['model'] ?? '') };
+    .map((l) => JSON.parse(l) as { skill: string; name?: string } & Record<string, unknown>);
+  const id = (e: { skill: string; name?: string }) => (kind === 'resource' ? `${e.skill}#${e.name}` : e.skill);
+  const candidates = lines.map(id);
+  const entries = Object.fromEntries(lines.map((e) => [id(e), e]));
+  return { kind, request: between(user, '<request>', '</request>'), candidates, entries, seed: body['seed'] as number | undefined, model: String(body['model'] ?? '') };
 }
 
 /** The selector answer text choosing `ids` (activation identities or `skill#resource`). */

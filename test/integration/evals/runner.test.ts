@@ -240,6 +240,20 @@ describe('runEval over an emulated OpenAI-compatible endpoint', { timeout: 60_00
     expect(second.cache).toMatchObject({ misses: 0 });
   });
 
+  it('never caches a failed call: a rerun in a fresh folder asks the model again for exactly those', async () => {
+    const p = await plan(CURRENCY);
+    const failing = p.cases.find((c) => c.expect === 'activate')!.request;
+    const answer = oracle(p);
+    const e = await endpoint((q) => (decode(q.request) === failing && q.kind === 'activation' ? { status: 500, message: 'emulated outage' } : answer(q)));
+    const m = await model(e);
+    const first = await runEval({ models: [m], skills: [p], runDir: runDir(), cache: new AnswerCache(join(dir, 'cache-errors')) });
+    expect(first.summary.totals.errors).toBe(1);
+    const calls = e.count;
+    const second = await runEval({ models: [m], skills: [p], runDir: runDir(), cache: new AnswerCache(join(dir, 'cache-errors')) });
+    expect(e.count - calls).toBe(1);
+    expect(second.summary.totals).toMatchObject({ errors: 1, cached: p.cases.length - 1 });
+  });
+
   it('refuses a folder that holds another configuration, and a folder in use', async () => {
     const p = await plan(CURRENCY);
     const e = await endpoint(oracle(p));

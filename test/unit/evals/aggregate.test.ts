@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Aggregator, evaluateGates, isRegression, summarize } from '../../../evals/aggregate';
-import { mcnemarExact } from '../../../evals/metrics';
+import { Aggregator, summarize } from '../../../evals/aggregate';
+import { evaluateGates, isRegression } from '../../../evals/verdict';
+import { compareCases } from '../../../evals/paired';
 import type { CaseInfo, CellRecord, PairedComparison, RunHeader } from '../../../evals/types';
 
 const SKILL = 's/x';
@@ -139,21 +140,60 @@ describe('summarize', () => {
     expect(summary.totals).toEqual({ cells: 18, errors: 1, invalid: 1, cached: 1 });
   });
 
-  it('compares draft with published and model with model on the same (case, repeat) pairs', async () => {
+  it('compares draft with published and model with model one pair per case, leaving out flaky and unanswered cases', async () => {
     const summary = await summarize(header, handCells());
     const variant = summary.comparisons.find((c) => c.kind === 'variant' && c.model === 'm:a')!;
-    // The draft's error on (c2, 0) drops that pair; the draft alone is wrong on (c1, 1) and (c3, 0).
-    expect(variant).toMatchObject({ a: 'draft', b: 'published', skill: SKILL, pairs: 5 });
-    expect(variant.accuracy_a).toBeCloseTo(3 / 5);
-    expect(variant.accuracy_b).toBe(1);
-    expect(variant.test).toMatchObject({ aOnly: 0, bOnly: 2, concordant: 3, significant: false });
-    expect(variant.test.pValue).toBeCloseTo(0.5);
+    // Draft: c1 and c3 split 1-1 (flaky, left out), c2 right on its one answered repeat; published right everywhere.
+    expect(variant).toMatchObject({ a: 'draft', b: 'published', skill: SKILL, unit: 'case', pairs: 1, flaky_a: 2, flaky_b: 0, unanswered: 0, accuracy_a: 1, accuracy_b: 1 });
+    expect(variant.test).toMatchObject({ aOnly: 0, bOnly: 0, concordant: 1, pValue: 1, significant: false });
+    expect(variant.cases).toEqual([
+      { case: 'c1', expect: 'activate', rate_a: 0.5, rate_b: 1, difference: -0.5 },
+      { case: 'c2', expect: 'activate', rate_a: 1, rate_b: 1, difference: 0 },
+      { case: 'c3', expect: 'not_activate', rate_a: 0.5, rate_b: 0, difference: 0.5 },
+    ]);
+    expect(variant.mean_abs_trigger_rate_difference).toBeCloseTo(1 / 3, 12);
     const models = summary.comparisons.find((c) => c.kind === 'model' && c.variant === 'draft')!;
-    expect(models).toMatchObject({ a: 'm:a', b: 'm:b', pairs: 5 });
-    expect(models.test).toMatchObject({ aOnly: 0, bOnly: 2, concordant: 3 });
+    expect(models).toMatchObject({ a: 'm:a', b: 'm:b', pairs: 1, flaky_a: 2, flaky_b: 0 });
     // Model B has no published cells: nothing to pair.
     const empty = summary.comparisons.find((c) => c.kind === 'variant' && c.model === 'm:b')!;
-    expect(empty).toMatchObject({ pairs: 0, accuracy_a: null, accuracy_b: null });
+    expect(empty).toMatchObject({ pairs: 0, unanswered: 3, accuracy_a: null, accuracy_b: null, mean_abs_trigger_rate_difference: null });
+  });
+
+  it('gives identical repeats of a deterministic model the same test and gate verdict as one repeat', async () => {
+    const verdicts: unknown[] = [];
+    for (const repeats of [1, 3, 6]) {
+      const h = { ...header, models: [header.models[0]!], repeats };
+      const cells = Array.from({ length: repeats }, (_, r) => [
+        cell('m:a', 'draft', 'c1', r, 'not_activated'),
+        cell('m:a', 'draft', 'c2', r, 'not_activated'),
+        cell('m:a', 'draft', 'c3', r, 'not_activated'),
+        cell('m:a', 'published', 'c1', r, 'activated'),
+        cell('m:a', 'published', 'c2', r, 'activated'),
+        cell('m:a', 'published', 'c3', r, 'not_activated'),
+      ]).flat();
+      const summary = await summarize(h, cells);
+      const c = summary.comparisons[0]!;
+      const [gate] = evaluateGates(summary, { failOnRegression: true });
+      verdicts.push({ test: c.test, pairs: c.pairs, accuracy: [c.accuracy_a, c.accuracy_b], gate: gate!.passed, message: gate!.message });
+    }
+    expect(verdicts[0]).toMatchObject({ test: { aOnly: 0, bOnly: 2, concordant: 1, pValue: 0.5 }, pairs: 3, gate: false });
+    expect(verdicts[1]).toEqual(verdicts[0]);
+    expect(verdicts[2]).toEqual(verdicts[0]);
+  });
+
+  it('pairs by case whatever the repeats: duplicating every answer k times changes no comparison', () => {
+    const outcome = fc.constantFrom<CellRecord['outcome']>('activated', 'not_activated', 'error');
+    fc.assert(
+      fc.property(fc.array(outcome, { minLength: 6, maxLength: 6 }), fc.integer({ min: 2, max: 5 }), (draws, k) => {
+        const slots = (['draft', 'published'] as const).flatMap((v) => cases.map((c) => ({ v, c: c.id })));
+        const once = new Aggregator({ ...header, models: [header.models[0]!], repeats: 1 });
+        const many = new Aggregator({ ...header, models: [header.models[0]!], repeats: k });
+        slots.forEach((s, i) => once.add(cell('m:a', s.v, s.c, 0, draws[i]!)));
+        slots.forEach((s, i) => Array.from({ length: k }, (_, r) => many.add(cell('m:a', s.v, s.c, r, draws[i]!))));
+        expect(many.summary().comparisons).toEqual(once.summary().comparisons);
+      }),
+      { numRuns: 80 },
+    );
   });
 
   it('counts a repeated cell once and ignores cells outside the matrix', () => {
@@ -197,13 +237,14 @@ describe('summarize', () => {
 });
 
 function comparison(aOnly: number, bOnly: number, concordant = 10): PairedComparison {
-  const pairs = [
-    ...Array.from({ length: aOnly }, () => ({ a: true, b: false })),
-    ...Array.from({ length: bOnly }, () => ({ a: false, b: true })),
-    ...Array.from({ length: concordant }, () => ({ a: true, b: true })),
+  const tally = (right: boolean, expect: 'activate') => ({ activated: right && expect === 'activate' ? 1 : 0, answered: 1 });
+  const outcomes = [
+    ...Array.from({ length: aOnly }, () => [true, false] as const),
+    ...Array.from({ length: bOnly }, () => [false, true] as const),
+    ...Array.from({ length: concordant }, () => [true, true] as const),
   ];
-  const n = pairs.length;
-  return { kind: 'variant', skill: SKILL, model: 'm:a', a: 'draft', b: 'published', accuracy_a: (aOnly + concordant) / n, accuracy_b: (bOnly + concordant) / n, pairs: n, test: mcnemarExact(pairs) };
+  const result = compareCases(outcomes.map(([a, b], i) => ({ case: `c${i}`, expect: 'activate' as const, a: tally(a, 'activate'), b: tally(b, 'activate') })));
+  return { kind: 'variant', skill: SKILL, model: 'm:a', a: 'draft', b: 'published', unit: 'case', ...result };
 }
 
 describe('gates', () => {
@@ -224,18 +265,25 @@ describe('gates', () => {
     expect(precision!.message).toContain('cannot be computed');
   });
 
-  it('flags a regression when the draft loses significantly, or loses on too few pairs to test', async () => {
+  it('flags a regression when the draft loses significantly, or loses on too few cases to test', async () => {
     expect(isRegression(comparison(0, 7))).toBe(true); // p = 2 / 2^7: significant
     expect(isRegression(comparison(0, 5))).toBe(true); // p = 0.0625, but 5 pairs can never reach 0.05
     expect(isRegression(comparison(1, 2))).toBe(true); // lower accuracy, 3 pairs: untestable
     expect(isRegression(comparison(2, 6))).toBe(false); // 8 pairs, p ≈ 0.29: noise
     expect(isRegression(comparison(3, 3))).toBe(false);
     expect(isRegression(comparison(4, 0))).toBe(false);
-    const summary = await summarize(header, handCells());
+    const summary = await summarize(header, [
+      ...handCells().filter((c) => !(c.model === 'm:a' && c.variant === 'draft')),
+      ...[0, 1].flatMap((r) => [cell('m:a', 'draft', 'c1', r, 'not_activated'), cell('m:a', 'draft', 'c2', r, 'activated'), cell('m:a', 'draft', 'c3', r, 'not_activated')]),
+    ]);
     const gates = evaluateGates(summary, { failOnRegression: true });
     const a = gates.find((g) => g.model === 'm:a')!;
     expect(a).toMatchObject({ gate: 'regression', passed: false, skill: SKILL });
+    expect(a.message).toContain('on 3 paired cases');
     expect(a.message).toContain('too few to test');
     expect(gates.find((g) => g.model === 'm:b')).toMatchObject({ passed: true });
+    // Flaky and unanswered cases are named in the message, not silently dropped.
+    const flaky = evaluateGates(await summarize(header, handCells()), { failOnRegression: true }).find((g) => g.model === 'm:a')!;
+    expect(flaky.message).toContain('on 1 paired case, 2 left out (2 flaky)');
   });
 });

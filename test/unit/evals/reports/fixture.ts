@@ -7,6 +7,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compareCases } from '../../../../evals/paired';
 import type { SelectionTrace } from '../../../../core/selector/select';
 import type { CellRecord, EvalSummary, RunHeader, SkillMetrics } from '../../../../evals/types';
 
@@ -255,16 +256,51 @@ export function fixtureSummary(): EvalSummary {
       },
     ],
     comparisons: [
-      // Weather, A vs B over 9 pairs: A-only c1×3, B-only c2r1 c3r1 c3r2, 3 concordant: p = 1.
-      { kind: 'model', skill: WEATHER, a: MODEL_A, b: MODEL_B, accuracy_a: 6 / 9, accuracy_b: 6 / 9, test: { aOnly: 3, bOnly: 3, concordant: 3, pValue: 1, significant: false, alpha: 0.05 } },
-      // A hand-made variant comparison: 9 discordant pairs all for B, p = 2 · 0.5^9.
-      { kind: 'variant', skill: WEATHER, a: 'published', b: 'draft', accuracy_a: 0.4, accuracy_b: 0.85, test: { aOnly: 0, bOnly: 9, concordant: 11, pValue: 0.00390625, significant: true, alpha: 0.05 } },
+      // Weather, A vs B, one pair per case: c1 A alone right (3/3 vs 0/3), c2 both right, c3 B alone right (A 2/3 activations): p = 1.
+      {
+        kind: 'model',
+        skill: WEATHER,
+        a: MODEL_A,
+        b: MODEL_B,
+        unit: 'case',
+        variant: 'draft',
+        ...compareCases([
+          { case: 'c1', expect: 'activate', a: { activated: 3, answered: 3 }, b: { activated: 0, answered: 3 } },
+          { case: 'c2', expect: 'activate', a: { activated: 2, answered: 3 }, b: { activated: 3, answered: 3 } },
+          { case: 'c3', expect: 'not_activate', a: { activated: 2, answered: 3 }, b: { activated: 0, answered: 3 } },
+        ]),
+      },
+      // A hand-made variant comparison: 9 discordant cases all for B, 11 concordant, p = 2 · 0.5^9.
+      {
+        kind: 'variant',
+        skill: WEATHER,
+        a: 'published',
+        b: 'draft',
+        unit: 'case',
+        model: MODEL_A,
+        ...compareCases(
+          Array.from({ length: 20 }, (_, i) => ({ case: `h${i}`, expect: 'activate' as const, a: { activated: i < 9 ? 0 : 1, answered: 1 }, b: { activated: 1, answered: 1 } })),
+        ),
+      },
     ],
     totals: { cells: 24, errors: 3, invalid: 1, cached: 0 },
     gates: [
       { gate: 'min-accuracy', threshold: 0.8, model: MODEL_A, skill: WEATHER, value: 6 / 9, passed: false, message: `accuracy 66.7% is below 80% ${HOSTILE.markdown}` },
       { gate: 'min-recall', threshold: 0.5, model: MODEL_B, skill: FLIGHTS, value: 1, passed: true, message: 'recall 100% ≥ 50%' },
     ],
+    verdict: {
+      status: 'failed',
+      message: 'failed: 1 of 2 gates failed',
+      gates_set: 2,
+      gates_failed: 1,
+      unavailable_models: [],
+      cells: { recorded: 24, expected: 24 },
+      warnings: [
+        { code: 'catalog_over_budget', catalog: 'draft', message: 'catalog draft: 2150 estimated tokens, above its budget of 2000: the selector skipped automatic activation and the model was never asked, so its cases measure nothing about the skill' },
+        { code: 'cell_errors', model: MODEL_A, message: `${MODEL_A}: 2 of 12 cells ended in an error and are left out of every rate (10 answered)` },
+        { code: 'cell_errors', model: MODEL_B, message: `${MODEL_B}: 1 of 12 cells ended in an error and are left out of every rate (11 answered)` },
+      ],
+    },
   };
 }
 

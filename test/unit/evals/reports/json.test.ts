@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { writeJsonReport } from '../../../../evals/reports/json';
 import { WorkbenchError } from '../../../../core/errors';
 import type { EvalSummary } from '../../../../evals/types';
+import { judgeRun } from '../../../../evals/verdict';
 import { FLIGHTS, MODEL_A, MODEL_B, WEATHER, fixtureCells, fixtureHeader, fixtureSummary, writeRun } from './fixture';
 import { measureHeap, writeLargeRun } from './largeRun';
 
@@ -100,7 +101,8 @@ describe('writeJsonReport', () => {
     const run = await writeRun([]);
     try {
       const path = join(run.dir, 'report.json');
-      await writeJsonReport(path, fixtureHeader(), { models: [], comparisons: [], totals: { cells: 0, errors: 0, invalid: 0, cached: 0 }, gates: [] }, run.cellsFile);
+      const totals = { cells: 0, errors: 0, invalid: 0, cached: 0 };
+      await writeJsonReport(path, fixtureHeader(), { models: [], comparisons: [], totals, ...judgeRun(fixtureHeader(), { models: [], comparisons: [], totals }) }, run.cellsFile);
       expect(JSON.parse(await readFile(path, 'utf8'))).toMatchObject({ models: [], cells: [] });
     } finally {
       await run.cleanup();

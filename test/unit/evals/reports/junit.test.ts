@@ -37,27 +37,33 @@ describe('writeJunitReport', () => {
     const { root, result } = await junitOf();
     expect(root.name).toBe('testsuites');
     // 4 cases × 2 models. Failures: A/c3 (1 of 3 correct), B/c1 (0 of 3). Error: A/c4 (2 errors, 1 correct).
-    expect(root.attrs).toMatchObject({ tests: '8', failures: '2', errors: '1', skipped: '0' });
-    expect(result).toMatchObject({ tests: 8, failures: 2, errors: 1, cells: 24, tornLines: 0 });
+    // Plus the gates suite: two gates, one failed.
+    expect(root.attrs).toMatchObject({ tests: '10', failures: '3', errors: '1', skipped: '0' });
+    expect(result).toMatchObject({ tests: 10, failures: 3, errors: 1, cells: 24, tornLines: 0 });
     const suites = findAll(root, 'testsuite');
-    expect(suites.map((s) => s.attrs.name)).toEqual([MODEL_A, `${MODEL_B} (baseline, not a language model)`]);
+    expect(suites.map((s) => s.attrs.name)).toEqual([MODEL_A, `${MODEL_B} (baseline, not a language model)`, 'skillbench gates']);
     expect(suites.map((s) => [s.attrs.tests, s.attrs.failures, s.attrs.errors])).toEqual([
       ['4', '1', '1'],
       ['4', '1', '0'],
+      ['2', '1', '0'],
     ]);
-    expect(findAll(root, 'testcase')).toHaveLength(8);
-    expect(findAll(root, 'failure')).toHaveLength(2);
+    expect(findAll(root, 'testcase')).toHaveLength(10);
+    expect(findAll(root, 'failure')).toHaveLength(3);
     expect(findAll(root, 'error')).toHaveLength(1);
     // Latencies of model A's cells are 100..1200 ms: 7.8 s in all.
     expect(suites[0]!.attrs.time).toBe('7.800');
   });
 
-  it('carries the run id and config hash as properties of every suite', async () => {
+  it('carries the run id, config hash and verdict as properties of every model suite', async () => {
     const { root } = await junitOf();
-    for (const suite of findAll(root, 'testsuite')) {
+    const suites = findAll(root, 'testsuite');
+    for (const suite of suites.slice(0, 2)) {
       const props = Object.fromEntries(findAll(suite, 'property').map((p) => [p.attrs.name, p.attrs.value]));
-      expect(props).toMatchObject({ run_id: 'run-2030-01-01-abc', config_hash: 'sha256:0123456789abcdef' });
+      expect(props).toMatchObject({ run_id: 'run-2030-01-01-abc', config_hash: 'sha256:0123456789abcdef', verdict: 'failed', verdict_message: 'failed: 1 of 2 gates failed' });
+      expect(findAll(suite, 'property').filter((p) => p.attrs.name === 'warning').map((p) => p.attrs.value)).toHaveLength(3);
     }
+    const gates = suites[2]!;
+    expect(findAll(gates, 'failure').map((f) => f.attrs.type)).toEqual(['gate_failed']);
   });
 
   it('describes a wrong activation with expected, actual, k/n and the activated skills', async () => {
@@ -117,7 +123,7 @@ describe('writeJunitReport', () => {
     const published = cells.map((c) => ({ ...c, variant: 'published', key: c.key.replace('|draft|', '|published|') }));
     const header = { ...fixtureHeader(), variants: [...fixtureHeader().variants, { label: 'published', skill: WEATHER, version: 3, manifest_hash: 'sha256:cc' }] };
     const { root } = await junitOf([...cells, ...published], header);
-    expect(root.attrs.tests).toBe('16');
+    expect(root.attrs.tests).toBe('18');
     const names = findAll(findAll(root, 'testsuite')[0]!, 'testcase').map((t) => t.attrs.name!);
     expect(names.slice(0, 4).every((n) => n.startsWith('[draft] '))).toBe(true);
     expect(names.slice(4).every((n) => n.startsWith('[published] '))).toBe(true);

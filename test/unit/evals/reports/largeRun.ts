@@ -9,6 +9,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { addToConfusion, rates, type Confusion } from '../../../../evals/metrics';
 import type { CellRecord, EvalSummary, RunHeader, SkillMetrics } from '../../../../evals/types';
+import { judgeRun } from '../../../../evals/verdict';
 import { fixtureCells, fixtureHeader } from './fixture';
 
 setFlagsFromString('--expose-gc');
@@ -111,7 +112,7 @@ export async function writeLargeRun(file: string, opts: { models: string[]; case
     repeats: opts.repeats,
     cases,
   };
-  const summary: EvalSummary = {
+  const aggregated: Omit<EvalSummary, 'gates' | 'verdict'> = {
     models: opts.models.map((model, i) => {
       const skillRows: SkillMetrics[] = [...rows.values()]
         .filter((r) => r.model === model)
@@ -149,7 +150,7 @@ export async function writeLargeRun(file: string, opts: { models: string[]; case
     }),
     comparisons: [],
     totals: { cells: count, errors: [...rows.values()].reduce((a, r) => a + r.errors, 0), invalid: 0, cached: 0 },
-    gates: [],
   };
+  const summary: EvalSummary = { ...aggregated, ...judgeRun(header, aggregated) };
   return { header, summary, bytes: (await stat(file)).size, cells: count };
 }

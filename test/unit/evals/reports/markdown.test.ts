@@ -42,13 +42,25 @@ describe('renderMarkdownReport', () => {
     );
   });
 
-  it('leads with the gate verdict', () => {
+  it('leads with the verdict the run carries, never deriving it again', () => {
     const failed = renderMarkdownReport(fixtureHeader(), fixtureSummary()).split('\n');
     expect(failed[0]).toBe(MARKDOWN_REPORT_MARKER);
     expect(failed[1]).toBe('## ❌ Skillbench evaluation failed: 1 of 2 gates failed');
-    const passing: EvalSummary = { ...fixtureSummary(), gates: fixtureSummary().gates.map((g) => ({ ...g, passed: true })) };
+    const verdict = fixtureSummary().verdict;
+    const passing: EvalSummary = { ...fixtureSummary(), verdict: { ...verdict, status: 'passed', message: 'passed: all 2 gates passed', gates_failed: 0 } };
     expect(renderMarkdownReport(fixtureHeader(), passing).split('\n')[1]).toBe('## ✅ Skillbench evaluation passed: all 2 gates passed');
-    expect(renderMarkdownReport(fixtureHeader(), { ...fixtureSummary(), gates: [] }).split('\n')[1]).toBe('## Skillbench evaluation: no gates set');
+    const none: EvalSummary = { ...fixtureSummary(), gates: [], verdict: { ...verdict, status: 'passed', message: 'passed: no gates set', gates_set: 0, gates_failed: 0 } };
+    expect(renderMarkdownReport(fixtureHeader(), none).split('\n')[1]).toBe('## Skillbench evaluation: no gates set');
+    const unavailable: EvalSummary = { ...fixtureSummary(), verdict: { ...verdict, status: 'unavailable', message: `model unavailable (every cell errored): ${MODEL_A}`, unavailable_models: [MODEL_A] } };
+    expect(renderMarkdownReport(fixtureHeader(), unavailable).split('\n')[1]).toMatch(/^## ❌ Skillbench evaluation: model unavailable, every cell errored: openai:gpt-4o\\\|&lt;img/);
+  });
+
+  it('puts an over-budget catalog in the headline, as loud as errors', () => {
+    const lines = renderMarkdownReport(fixtureHeader(), fixtureSummary()).split('\n');
+    const firstTable = lines.findIndex((l) => l.startsWith('### '));
+    const head = lines.slice(0, firstTable).join('\n');
+    expect(head).toContain('⚠️ **Automatic activation skipped:** catalog draft: 2150 estimated tokens, above its budget of 2000');
+    expect(head).toMatch(/⚠️ \*\*Errors:\*\* .+: 2 of 12 cells ended in an error/);
   });
 
   it('tabulates models with rates over all skills, latency, cost and baselines labelled', () => {
