@@ -1,6 +1,7 @@
 /**
  * The V1 package model: parse, normalize, validate, limits, token estimator,
- * canonical form, integrity hashes, JSON Schema, semantic diff and 3-way merge.
+ * canonical form, integrity hashes, JSON Schema, semantic diff, 3-way merge and
+ * JSON Patch (RFC 6902).
  *
  * Isomorphic: no `node:` imports; runs in Node and in a browser worker.
  */
@@ -17,3 +18,4 @@ export * from './integrity';
 export * from './schema';
 export * from './diff';
 export * from './merge';
+export * from './jsonPatch';

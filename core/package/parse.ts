@@ -71,14 +71,22 @@ export function joinPointer(base: string, ...segments: (string | number)[]): str
   return pointer;
 }
 
-/** Splits a JSON Pointer into unescaped reference tokens; `undefined` when it is not a pointer. */
+/**
+ * Splits a JSON Pointer into unescaped reference tokens; `undefined` when it is
+ * not a pointer (RFC 6901: it must start with `/`, and `~` must be followed by
+ * `0` or `1`). `~01` is `~1`, not `/`: `~1` is decoded before `~0`.
+ */
 export function parsePointer(pointer: string): string[] | undefined {
   if (pointer === '') return [];
   if (pointer[0] !== '/') return undefined;
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((token) => (token.includes('~') ? token.replace(/~1/g, '/').replace(/~0/g, '~') : token));
+  const tokens = pointer.slice(1).split('/');
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    if (!token.includes('~')) continue;
+    if (/~(?![01])/.test(token)) return undefined;
+    tokens[i] = token.replace(/~1/g, '/').replace(/~0/g, '~');
+  }
+  return tokens;
 }
 
 /** Maps offsets to lines and columns; built once per text, on first use. */
