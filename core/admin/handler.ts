@@ -21,7 +21,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { WorkbenchError } from '../errors';
 import { packageJsonSchema, validatePackage } from '../package/index';
-import type { SkillId, SkillPackage, ValidationResult } from '../package/types';
+import type { SkillId, ValidationResult } from '../package/types';
 import { STORE_ERROR_STATUS, StoreError, type StoreErrorCode } from '../store/errors';
 import {
   ADMIN_BASE_PATH,
@@ -43,7 +43,8 @@ import {
   parseEtagList,
 } from '../store/publication';
 import type { MetadataFilter, Precondition, SkillAdministrationLimits, SkillStore, VersionQuery } from '../store/types';
-import type { AdminLogger, AdvisorInput, AuthoringAdvisor } from './types';
+import { analyzePackage } from '../advisor/analyze';
+import type { AdminLogger, AuthoringAdvisor } from './types';
 
 /** Dependencies of {@link createAdminHandler}. */
 export interface AdminHandlerDeps {
@@ -329,35 +330,6 @@ function validationOf(result: { valid: boolean; errors: ValidationResult['errors
   return { valid: result.valid, errors: result.errors, warnings: result.warnings, metrics: result.metrics };
 }
 
-function advisorInput(id: SkillId, pkg: SkillPackage, validation: ValidationResult): AdvisorInput {
-  return {
-    id: { namespace: id.namespace, name: id.name },
-    package: {
-      display_name: pkg.display_name,
-      description: pkg.description,
-      domains: [...pkg.domains],
-      tags: [...pkg.tags],
-      planning_instructions: [...pkg.planning_instructions],
-      response_instructions: [...pkg.response_instructions],
-      tool_hints: [...pkg.tool_hints],
-      activation_examples: {
-        should_activate: [...pkg.activation_examples.should_activate],
-        should_not_activate: [...pkg.activation_examples.should_not_activate],
-      },
-      // Body-free on purpose: the advisor never sees resource content or change_reason.
-      resources: pkg.resources.map((r) => ({
-        name: r.name,
-        description: r.description,
-        load_when: r.load_when,
-        applies_to: [...r.applies_to],
-        required_when_selected: r.required_when_selected,
-        content_type: r.content_type,
-      })),
-    },
-    validation,
-  };
-}
-
 function hostName(hostHeader: string | undefined): string | undefined {
   if (hostHeader === undefined) return undefined;
   const h = hostHeader.trim().toLowerCase();
@@ -457,21 +429,15 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
     },
 
     async analyze(ctx) {
-      const { id, result, validation } = await validateBody(ctx);
-      const advisor = deps.advisor;
-      if (!result.valid || result.normalized === undefined || !advisor) {
-        const body: WireAnalyzeResponse = { normalized: result.normalized ?? null, validation, analysis: null };
-        return { status: 200, body };
-      }
-      const normalized = result.normalized;
-      let analysis;
+      const { id, result } = await validateBody(ctx);
+      const advisor = deps.advisor!;
+      let body: WireAnalyzeResponse;
       try {
-        analysis = await budget(ctx, (signal) => advisor.analyze(advisorInput(id, normalized, validation), signal));
+        body = await budget(ctx, (signal) => analyzePackage({ id, check: result, advisor, limits: store.limits, signal }));
       } catch (error) {
         if (error instanceof StoreError && error.code === 'timeout') throw error;
         throw new StoreError('unavailable', 'the authoring advisor is unavailable; deterministic validation still applies', { cause: error });
       }
-      const body: WireAnalyzeResponse = { normalized, validation, analysis };
       return { status: 200, body };
     },
 

@@ -3,7 +3,7 @@
  * body-free request log.
  */
 import type { ResourceIndexEntry, SkillId, SkillManifest, ValidationResult } from '../package/types';
-import type { AuthoringAnalysis } from '../store/httpWire';
+import type { AdvisorSource, AdvisorSuggestion } from '../store/httpWire';
 
 /** Body-free index entry of one resource, as the advisor sees it (no content, no hash). */
 export type AdvisorResourceEntry = Omit<ResourceIndexEntry, 'content_hash'>;
@@ -20,13 +20,31 @@ export interface AdvisorInput {
   validation: ValidationResult;
 }
 
+/** One edit an advisor proposes: a JSON Patch (RFC 6902) against the normalized package, and why. */
+export interface AdvisorProposal {
+  title: string;
+  rationale: string;
+  /** Untrusted until checked: the host applies it to a copy and revalidates (core/advisor `checkProposals`). */
+  patch: unknown;
+}
+
+/** What an advisor answers; the host turns it into an `AuthoringAnalysis` by checking every proposal. */
+export interface AdvisorAnswer {
+  summary: string;
+  suggestions: AdvisorSuggestion[];
+  proposals: AdvisorProposal[];
+  /** Who answered (prompt version, model, usage), when the advisor knows. */
+  source?: AdvisorSource;
+}
+
 /**
- * An optional AI authoring advisor. It suggests, it never mutates: the handler only
- * calls it for a package that passed deterministic validation.
+ * An optional AI authoring advisor. It suggests, it never mutates: the host only
+ * calls it for a package that passed deterministic validation, and keeps only
+ * the proposals that apply to the package and leave it valid.
  */
 export interface AuthoringAdvisor {
   /** `signal` aborts when the request times out or the client goes away. */
-  analyze(input: AdvisorInput, signal: AbortSignal): Promise<AuthoringAnalysis>;
+  analyze(input: AdvisorInput, signal: AbortSignal): Promise<AdvisorAnswer>;
 }
 
 /**

@@ -71,8 +71,8 @@ const TAG_LIKE = /[&<>]/;
  * `JSON.stringify` with `<`, `>` and `&` written as `\u003c`, `\u003e` and
  * `\u0026`: still the same JSON value, but with nothing tag-like in the text.
  */
-export function safeJson(value: unknown): string {
-  const json = JSON.stringify(value);
+export function safeJson(value: unknown, indent?: number): string {
+  const json = JSON.stringify(value, null, indent);
   if (!TAG_LIKE.test(json)) return json;
   return json.replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026');
 }

@@ -235,7 +235,7 @@ describe('admin handler over a local registry', () => {
       expect(r.status).toBe(404);
     });
 
-    it('calls the advisor with a body-free input only for a valid package; advisor failures are 503/504', async () => {
+    it('calls the advisor with a body-free input only for a valid package, keeps only proposals that apply and validate; advisor failures are 503/504', async () => {
       const seen: AdvisorInput[] = [];
       let mode: 'ok' | 'fail' | 'slow' = 'ok';
       const advised = await startHost({
@@ -246,14 +246,29 @@ describe('admin handler over a local registry', () => {
             seen.push(input);
             if (mode === 'fail') throw new Error('model down');
             if (mode === 'slow') await new Promise((r, j) => { const t = setTimeout(r, 5000); signal.addEventListener('abort', () => { clearTimeout(t); j(new Error('aborted')); }); });
-            return { summary: 'Tighten the description.', suggestions: [{ message: 'Name the trigger.' }], patch: [{ op: 'replace', path: '/description', value: 'Use when …' }] };
+            return {
+              summary: 'Tighten the description.',
+              suggestions: [{ message: 'Name the trigger.' }],
+              proposals: [
+                { title: 'Sharper description', rationale: 'Concrete vocabulary.', patch: [{ op: 'replace', path: '/description', value: 'Use when a request asks to run conformance checks of a store.' }] },
+                { title: 'Drop the plan', rationale: 'Breaks validation.', patch: [{ op: 'replace', path: '/planning_instructions', value: [] }] },
+                { title: 'Rewrite the checklist', rationale: 'Blind edit.', patch: [{ op: 'replace', path: '/resources/0/content', value: 'New body.' }] },
+                { title: 'Bad path', rationale: 'Does not apply.', patch: [{ op: 'remove', path: '/nowhere' }] },
+              ],
+            };
           },
         },
       });
       try {
         const ok = await call(advised, 'POST', `${BASE}/travel/weather/analyze`, { headers: JSON_TYPE, body: pkg('advice') });
         expect(ok.status).toBe(200);
-        expect(ok.json.analysis.patch[0]).toMatchObject({ op: 'replace', path: '/description' });
+        expect(ok.json.analysis.proposals).toHaveLength(1);
+        expect(ok.json.analysis.proposals[0]).toMatchObject({ id: 'p1', patch: [{ op: 'replace', path: '/description' }], changes: [expect.stringContaining('description')] });
+        expect(ok.json.analysis.dropped.map((d: Json) => [d.id, d.reason])).toEqual([
+          ['p2', 'validation_failed'],
+          ['p3', 'withheld_content'],
+          ['p4', 'patch_failed'],
+        ]);
         expect(ok.json.validation.valid).toBe(true);
         expect(seen).toHaveLength(1);
         const input = JSON.stringify(seen[0]);
