@@ -28,6 +28,7 @@ const COMMANDS: Record<string, Loader> = {
   'registry serve': () => import('./commands/registryServe'),
   select: () => import('./commands/select'),
   eval: () => import('./commands/eval'),
+  analyze: () => import('./commands/analyze'),
 };
 
 /** The registered command names, sorted. */

@@ -13,8 +13,10 @@ import {
   stopServer,
 } from '../../core/admin/server';
 import type { AdminLogger } from '../../core/admin/types';
+import { closeSharedDispatcher } from '../../core/models/index';
 import { ADMIN_BASE_PATH } from '../../core/store/httpWire';
 import type { SkillStore } from '../../core/store/types';
+import { checkAdvisorFlags, openAdvisor, type AdvisorFlags, type OpenAdvisor } from '../advisor';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
@@ -24,7 +26,7 @@ import { openCliStore, reportFailure } from '../store';
 const DEFAULT_PORT = 8787;
 
 const usage = `Usage: skillbench registry serve [--store CONN] [--host ADDR] [--port N]
-                                [--token T | --token-env NAME] [--json]
+                                [--token T | --token-env NAME] [--advisor MODEL] [--json]
 
 Serves the V1 admin API (${ADMIN_BASE_PATH}) over a store. The first line on
 stdout is the base URL (with --json: {"url", "store"}); requests are logged on
@@ -39,7 +41,16 @@ closes the store, and exits 0.
   --token T         require Authorization: Bearer T (visible in the process list:
                     prefer --token-env)
   --token-env NAME  read the token from the environment variable NAME
-  --json            print {"url", "store"} as the first line instead of the URL`;
+  --json            print {"url", "store"} as the first line instead of the URL
+
+  --advisor MODEL                   serve POST .../{namespace}/{name}/analyze with the
+                                    default authoring advisor on MODEL (guide 5.3;
+                                    without it the route does not exist)
+  --advisor-reasoning-effort E      low (default), medium, high or none
+  --advisor-guidance-file F         additional advisor guidance (at most 4,096 bytes
+                                    and 512 estimated tokens)
+  --advisor-max-output-tokens N     output ceiling of one advisor call (default 1024)
+  --advisor-timeout MS              per-attempt model timeout (default 120000)`;
 
 function portArg(value: string | undefined): number {
   if (value === undefined) return DEFAULT_PORT;
@@ -60,6 +71,27 @@ function tokenArg(values: { token?: string; 'token-env'?: string }, io: CliIo): 
   const token = io.env[name];
   if (token === undefined || token.length === 0) throw new UsageError(`--token-env ${name}: the environment variable is unset or empty`);
   return token;
+}
+
+function advisorFlagsOf(values: Record<string, string | boolean | undefined>): AdvisorFlags | undefined {
+  const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const model = text('advisor');
+  const others = ['advisor-reasoning-effort', 'advisor-guidance-file', 'advisor-max-output-tokens', 'advisor-timeout'].filter((f) => text(f) !== undefined);
+  if (model === undefined) {
+    if (others.length > 0) throw new UsageError(`--${others[0]} needs --advisor MODEL`);
+    return undefined;
+  }
+  const flags: AdvisorFlags = { model };
+  const reasoningEffort = text('advisor-reasoning-effort');
+  const guidanceFile = text('advisor-guidance-file');
+  const maxOutputTokens = text('advisor-max-output-tokens');
+  const timeout = text('advisor-timeout');
+  if (reasoningEffort !== undefined) flags.reasoningEffort = reasoningEffort;
+  if (guidanceFile !== undefined) flags.guidanceFile = guidanceFile;
+  if (maxOutputTokens !== undefined) flags.maxOutputTokens = maxOutputTokens;
+  if (timeout !== undefined) flags.timeout = timeout;
+  checkAdvisorFlags(flags, 'advisor-');
+  return flags;
 }
 
 function stderrLogger(io: CliIo): AdminLogger {
@@ -98,8 +130,14 @@ async function run(args: string[], io: CliIo): Promise<number> {
     token: { type: 'string' },
     'token-env': { type: 'string' },
     json: { type: 'boolean' },
+    advisor: { type: 'string' },
+    'advisor-reasoning-effort': { type: 'string' },
+    'advisor-guidance-file': { type: 'string' },
+    'advisor-max-output-tokens': { type: 'string' },
+    'advisor-timeout': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const advisorFlags = advisorFlagsOf(values);
   const host = values.host ?? '127.0.0.1';
   if (host.trim().length === 0) throw new UsageError('--host must not be empty');
   const port = portArg(values.port);
@@ -107,10 +145,13 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const json = values.json === true;
   const loopback = isLoopbackHost(host);
 
+  let advisor: OpenAdvisor | undefined;
+  if (advisorFlags) advisor = await openAdvisor(advisorFlags, io, 'advisor-');
   let store: SkillStore;
   try {
     store = await openCliStore(values.store, io);
   } catch (error) {
+    await advisor?.close();
     return reportFailure(io, 'registry serve', error, { json });
   }
 
@@ -119,6 +160,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     logger: stderrLogger(io),
     ...(token !== undefined ? { authenticate: bearerTokenAuthenticator(token) } : {}),
     ...(loopback ? { allowedHosts: loopbackHostNames(host) } : {}),
+    ...(advisor && { advisor: advisor.advisor }),
   });
   const server = createAdminServer(handler);
   const signals = untilSignal(() => server.closeAllConnections());
@@ -133,6 +175,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   } catch (error) {
     signals.dispose();
     await store.close();
+    await advisor?.close();
     const code = (error as { code?: unknown } | null)?.code;
     const why = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : String((error as Error).message);
     say(io, `skillbench registry serve: cannot listen on ${host}:${port}: ${why}`);
@@ -147,12 +190,15 @@ async function run(args: string[], io: CliIo): Promise<number> {
     say(io, `skillbench registry serve: warning: ${host} is not a loopback address and no token is set: anyone who can reach it can publish and delete`);
   }
   say(io, `skillbench registry serve: serving ${store.description} at ${url}${token !== undefined ? ' (bearer token required)' : ''}; Ctrl-C stops`);
+  if (advisor) say(io, `skillbench registry serve: POST ${ADMIN_BASE_PATH}/{namespace}/{name}/analyze answers with the authoring advisor on ${advisor.model.spec}`);
 
   const signal = await signals.done;
   say(io, `skillbench registry serve: ${signal} received, stopping`);
   await stopServer(server);
   signals.dispose();
   await store.close();
+  await advisor?.close();
+  await closeSharedDispatcher();
   return EXIT.ok;
 }
 
