@@ -15,13 +15,13 @@
  */
 import type { AdvisorAnswer, AdvisorInput, AuthoringAdvisor } from '../admin/types';
 import { WorkbenchError } from '../errors';
-import type { ChatMessage, GenerateResult, ModelClient } from '../models/types';
+import { callForStructure } from '../models/structured';
+import type { ModelClient } from '../models/types';
 import { checkLimits } from '../package/limits';
 import type { SkillAuthoringLimits } from '../package/types';
-import { SELECTOR_MAX_ATTEMPTS, SELECTOR_TEMPERATURE } from '../selector/call';
+import { SELECTOR_TEMPERATURE } from '../selector/call';
 import { checkGuidance } from '../selector/guidance';
 import { fillTemplate } from '../selector/prompts/template';
-import { cut } from '../selector/util';
 import type { AdvisorSource } from '../store/httpWire';
 import { decodeAdvice } from './decode';
 import { ADVISOR_OUTPUT_FORMAT, AUTHORING_TEMPLATE_V1, renderAdvisorMessages } from './prompt';
@@ -33,8 +33,6 @@ export type ReasoningEffort = 'low' | 'medium' | 'high';
 export const DEFAULT_ADVICE_MAX_OUTPUT_TOKENS = 1_024;
 /** Default reasoning-effort intent: the guide's example composes the advisor with `low`. */
 export const DEFAULT_ADVISOR_REASONING_EFFORT: ReasoningEffort = 'low';
-/** Longest malformed answer echoed back before the correction message. */
-const ECHO_CHARS = 2_000;
 
 /** Options of {@link createDefaultAdvisor}. */
 export interface DefaultAdvisorOptions {
@@ -48,14 +46,6 @@ export interface DefaultAdvisorOptions {
   guidance?: string;
   /** The host's authoring limits, quoted in the prompt so proposals are made to fit them. */
   limits?: Partial<SkillAuthoringLimits>;
-}
-
-/** Thrown when the model answered twice but neither answer could be decoded. */
-export class AdvisorAnswerError extends WorkbenchError {
-  constructor(message: string) {
-    super('advisor_answer_invalid', message);
-    this.name = 'AdvisorAnswerError';
-  }
 }
 
 /**
@@ -80,47 +70,25 @@ export function createDefaultAdvisor(options: DefaultAdvisorOptions): AuthoringA
 
   return {
     async analyze(input: AdvisorInput, signal: AbortSignal): Promise<AdvisorAnswer> {
-      const base = renderAdvisorMessages(template, input, { guidance: guidance.text, limits: limits.limits });
-      let messages: ChatMessage[] = base;
-      const usage = { input_tokens: 0, output_tokens: 0 };
-      const warnings = new Set<string>();
-      let last: GenerateResult | undefined;
-      let error = '';
-      for (let attempt = 1; attempt <= SELECTOR_MAX_ATTEMPTS; attempt++) {
-        signal.throwIfAborted();
-        const result = await model.generate({
-          messages,
-          temperature: SELECTOR_TEMPERATURE,
-          maxOutputTokens,
-          ...(reasoningEffort !== null && { reasoningEffort }),
-          signal,
-        });
-        last = result;
-        usage.input_tokens += Number.isFinite(result.usage.inputTokens) ? result.usage.inputTokens : 0;
-        usage.output_tokens += Number.isFinite(result.usage.outputTokens) ? result.usage.outputTokens : 0;
-        for (const w of result.warnings ?? []) warnings.add(w);
-        const text = typeof result.text === 'string' ? result.text : '';
-        const decoded = decodeAdvice(text);
-        if (decoded.ok) {
-          const source: AdvisorSource = {
-            prompt: { id: template.id, version: template.version },
-            model: result.model,
-            provider: result.provider,
-            ...(reasoningEffort !== null && { reasoning_effort: reasoningEffort }),
-            usage,
-            ...(attempt > 1 && { warnings: [...warnings, 'the first answer was malformed; the second attempt was used'] }),
-          };
-          if (attempt === 1 && warnings.size > 0) source.warnings = [...warnings];
-          return { ...decoded.value, source };
-        }
-        error = decoded.error;
-        messages = [
-          ...base,
-          { role: 'assistant', content: cut(text, ECHO_CHARS) },
-          { role: 'user', content: fillTemplate(template.correction, { error, output_format: ADVISOR_OUTPUT_FORMAT }) },
-        ];
-      }
-      throw new AdvisorAnswerError(`the advisor's answer was malformed on both attempts (${last?.model ?? model.spec}): ${error}`);
+      const answer = await callForStructure({
+        model,
+        messages: renderAdvisorMessages(template, input, { guidance: guidance.text, limits: limits.limits }),
+        settings: { temperature: SELECTOR_TEMPERATURE, maxOutputTokens, ...(reasoningEffort !== null && { reasoningEffort }) },
+        decode: decodeAdvice,
+        correction: (error) => fillTemplate(template.correction, { error, output_format: ADVISOR_OUTPUT_FORMAT }),
+        what: "the advisor's answer",
+        signal,
+      });
+      const warnings = answer.attempts > 1 ? [...answer.warnings, 'the first answer was malformed; the second attempt was used'] : answer.warnings;
+      const source: AdvisorSource = {
+        prompt: { id: template.id, version: template.version },
+        model: answer.result.model,
+        provider: answer.result.provider,
+        ...(reasoningEffort !== null && { reasoning_effort: reasoningEffort }),
+        usage: { input_tokens: answer.usage.inputTokens, output_tokens: answer.usage.outputTokens },
+        ...(warnings.length > 0 && { warnings }),
+      };
+      return { ...answer.value, source };
     },
   };
 }

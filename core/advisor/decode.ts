@@ -13,8 +13,7 @@
  * Isomorphic: no `node:` imports.
  */
 import type { AdvisorProposal } from '../admin/types';
-import { parseJsonDocument } from '../package/parse';
-import type { Decoded } from '../selector/decode';
+import { decodeJsonObject, type Decoded } from '../selector/decode';
 import type { AdvisorSuggestion } from '../store/httpWire';
 
 /** Longest answer looked at, in UTF-16 code units (a 1,024-token answer is far shorter). */
@@ -31,7 +30,8 @@ export interface DecodedAdvice {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function onlyKeys(value: Record<string, unknown>, required: readonly string[], optional: readonly string[] = []): string | undefined {
+/** Why `value` does not have exactly the `required` keys plus some `optional` ones, if it does not. */
+export function onlyKeys(value: Record<string, unknown>, required: readonly string[], optional: readonly string[] = []): string | undefined {
   for (const key of required) if (!Object.hasOwn(value, key)) return `the key "${key}" is missing`;
   for (const key of Object.keys(value)) if (!required.includes(key) && !optional.includes(key)) return `unexpected key "${key}"`;
   return undefined;
@@ -41,17 +41,9 @@ const clip = (text: string) => (text.length > MAX_ADVICE_TEXT_CHARS ? `${text.sl
 
 /** Decodes one answer (see the module comment). */
 export function decodeAdvice(text: string): Decoded<DecodedAdvice> {
-  if (text.length > MAX_ADVISOR_ANSWER_CHARS) return { ok: false, error: `the answer is ${text.length} characters long, above the ${MAX_ADVISOR_ANSWER_CHARS} an answer may have` };
-  const trimmed = text.trim();
-  if (trimmed === '') return { ok: false, error: 'the answer is empty' };
-  if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) return { ok: false, error: 'the answer must be exactly one JSON object, with no text or code fence around it' };
-  const parsed = parseJsonDocument(trimmed);
-  if (!parsed.ok) {
-    const f = parsed.findings[0];
-    return { ok: false, error: `the answer is not valid JSON${f ? ` (${f.message}${f.line !== undefined ? ` at line ${f.line}, column ${f.column}` : ''})` : ''}` };
-  }
-  const root = parsed.value;
-  if (!isObject(root)) return { ok: false, error: 'the answer must be a JSON object' };
+  const object = decodeJsonObject(text, MAX_ADVISOR_ANSWER_CHARS);
+  if (!object.ok) return object;
+  const root = object.value;
   const keys = onlyKeys(root, ['summary', 'suggestions', 'proposals']);
   if (keys) return { ok: false, error: keys };
   if (typeof root['summary'] !== 'string') return { ok: false, error: '"summary" must be a string' };

@@ -28,8 +28,13 @@ export const MAX_ANSWER_CHARS = 16_384;
 /** Result of decoding one answer. */
 export type Decoded<T> = { ok: true; value: T } | { ok: false; error: string };
 
-function parseObject(text: string, key: string): Decoded<unknown> {
-  if (text.length > MAX_ANSWER_CHARS) return { ok: false, error: `the answer is ${text.length} characters long, far above a selector answer` };
+/**
+ * Decodes an answer that must be exactly one JSON object: no text or fence
+ * around it, no duplicated key, at most `maxChars` long (not parsed beyond).
+ * Shared by every strict answer format (selectors, authoring advisor).
+ */
+export function decodeJsonObject(text: string, maxChars: number = MAX_ANSWER_CHARS): Decoded<Record<string, unknown>> {
+  if (text.length > maxChars) return { ok: false, error: `the answer is ${text.length} characters long, above the ${maxChars} an answer may have` };
   const trimmed = text.trim();
   if (trimmed === '') return { ok: false, error: 'the answer is empty' };
   if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) {
@@ -42,9 +47,15 @@ function parseObject(text: string, key: string): Decoded<unknown> {
   }
   const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, error: 'the answer must be a JSON object' };
-  const keys = Object.keys(value);
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+function parseObject(text: string, key: string): Decoded<unknown> {
+  const object = decodeJsonObject(text);
+  if (!object.ok) return object;
+  const keys = Object.keys(object.value);
   if (keys.length !== 1 || keys[0] !== key) return { ok: false, error: `the object must have exactly one key, "${key}"` };
-  return { ok: true, value: (value as Record<string, unknown>)[key] };
+  return { ok: true, value: object.value[key] };
 }
 
 /** Decodes an activation answer into the identities it names (not yet revalidated). */

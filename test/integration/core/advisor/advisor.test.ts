@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { AdvisorAnswerError, analyzePackage, createDefaultAdvisor } from '../../../../core/advisor/index';
+import { MalformedAnswerError, analyzePackage, createDefaultAdvisor } from '../../../../core/advisor/index';
 import { createDispatcher, openModel } from '../../../../core/models/index';
 import type { ModelClient } from '../../../../core/models/types';
 import { validatePackage } from '../../../../core/package/validate';
@@ -111,7 +111,7 @@ describe('default authoring advisor over emulated providers', () => {
     model = await openModel(`openai-compatible:${emulator.origin}/v1#qwen`, { dispatcher });
     const advisor = createDefaultAdvisor({ model, reasoningEffort: null });
     const failure = analyzePackage({ id: ID, check: await example(), advisor, signal: new AbortController().signal });
-    await expect(failure).rejects.toBeInstanceOf(AdvisorAnswerError);
+    await expect(failure).rejects.toBeInstanceOf(MalformedAnswerError);
     await expect(failure).rejects.toThrow(/malformed on both attempts/);
     expect(emulator.requests).toHaveLength(2);
     expect(emulator.requests[0]!.body['reasoning_effort']).toBeUndefined();
