@@ -43,7 +43,8 @@ const TRACE_CLASSES = ['wrong', 'error', 'invalid', 'flaky', 'other'] as const;
 type TraceClass = (typeof TRACE_CLASSES)[number];
 const CLASS_LABEL: Record<TraceClass, string> = { wrong: 'wrong', error: 'error', invalid: 'invalid answer', flaky: 'flaky case', other: 'correct' };
 
-const STYLE = `
+/** The stylesheet of every HTML report (light and dark). */
+export const HTML_REPORT_STYLE = `
 :root{color-scheme:light dark;--fg:#1d1f23;--muted:#5c6370;--line:#d8dbe0;--bg:#fff;--panel:#f6f7f9;--pass:#dff0d8;--fail:#f8d7da;--err:#e2e3e5;--flaky:#fff3cd}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e6e6;--muted:#a0a6b0;--line:#3a3f47;--bg:#16181c;--panel:#1f2228;--pass:#1f3b24;--fail:#4a1f24;--err:#33363b;--flaky:#4a3f1a}svg.chart{background:#fff;border-radius:4px}}
 body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:1200px;padding:16px 24px 64px}
@@ -416,7 +417,7 @@ export async function writeHtmlReport(path: string, header: RunHeader, summary: 
       '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">' +
         `<meta http-equiv="Content-Security-Policy" content="${HTML_REPORT_CSP}">` +
         '<meta name="referrer" content="no-referrer"><meta name="viewport" content="width=device-width, initial-scale=1">' +
-        `<title>${h(`Skillbench evaluation ${header.run_id}`)}</title><style>${STYLE}</style></head><body>\n`,
+        `<title>${h(`Skillbench evaluation ${header.run_id}`)}</title><style>${HTML_REPORT_STYLE}</style></head><body>\n`,
     );
     await sink.write(headSection(header, summary));
     await sink.write(modelsSection(summary, s));

@@ -1,0 +1,136 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { judge, splitCases, type HeldoutModel } from '../../../evals/optimize';
+import { createKeywordProposer, decodeProposals, distinctiveTerms, proposerMessages, type ProposerInput } from '../../../evals/proposers';
+import type { EvalCase } from '../../../evals/suite';
+import { mcnemarExact } from '../../../evals/metrics';
+
+function cases(should: number, shouldNot: number): EvalCase[] {
+  const make = (i: number, expect: EvalCase['expect']): EvalCase => ({ id: `${expect}-${String(i).padStart(3, '0')}`, skill: 'a/b', source: 'extra', request: `request ${expect} ${i}`, expect, boundary: 'planning' });
+  return [...Array.from({ length: should }, (_, i) => make(i, 'activate')), ...Array.from({ length: shouldNot }, (_, i) => make(i, 'not_activate'))];
+}
+
+describe('splitCases', () => {
+  it('holds out the same share of each kind, and the same split for the same seed whatever the case order', () => {
+    const all = cases(10, 5);
+    const split = splitCases(all, 0.4, 42);
+    expect(split.heldout.filter((c) => c.expect === 'activate')).toHaveLength(4);
+    expect(split.heldout.filter((c) => c.expect === 'not_activate')).toHaveLength(2);
+    expect(split.train).toHaveLength(9);
+    expect(splitCases([...all].reverse(), 0.4, 42)).toEqual(split);
+    expect(splitCases(all, 0.4, 43).heldout.map((c) => c.id)).not.toEqual(split.heldout.map((c) => c.id));
+  });
+
+  it('partitions the cases and keeps a case on each side of every stratum of two or more', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 30 }), fc.integer({ min: 2, max: 30 }), fc.double({ min: 0.01, max: 0.99, noNaN: true }), fc.integer({ min: 0, max: 0xffffffff }), (a, b, holdout, seed) => {
+        const all = cases(a, b);
+        const split = splitCases(all, holdout, seed);
+        const ids = [...split.train, ...split.heldout].map((c) => c.id).sort();
+        expect(ids).toEqual(all.map((c) => c.id).sort());
+        for (const expect_ of ['activate', 'not_activate'] as const) {
+          const n = all.filter((c) => c.expect === expect_).length;
+          const held = split.heldout.filter((c) => c.expect === expect_).length;
+          if (n >= 2) {
+            expect(held).toBeGreaterThanOrEqual(1);
+            expect(held).toBeLessThanOrEqual(n - 1);
+          } else expect(held).toBe(0);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses what it cannot split, and bad settings', () => {
+    expect(() => splitCases(cases(1, 1), 0.4, 1)).toThrow(/cannot be split/);
+    expect(() => splitCases(cases(4, 4), 1, 1)).toThrow(/between 0 and 1/);
+    expect(() => splitCases(cases(4, 4), 0.4, -1)).toThrow(/seed/);
+  });
+});
+
+function heldout(model: string, pairs: Array<[boolean, boolean]>, alpha = 0.05): HeldoutModel {
+  const test = mcnemarExact(pairs.map(([a, b]) => ({ a, b })), alpha);
+  const score = { model, accuracy: null, correct: 0, answered: 0, errors: 0 };
+  return {
+    model,
+    winner: score,
+    original: score,
+    comparison: { kind: 'variant', skill: 'a/b', a: 'draft', b: 'original', unit: 'case', test, pairs: pairs.length, accuracy_a: null, accuracy_b: null, flaky_a: 0, flaky_b: 0, unanswered: 0, mean_abs_trigger_rate_difference: null, cases: [] },
+    better: test.aOnly > test.bOnly && test.significant,
+    worse: test.bOnly > test.aOnly,
+  };
+}
+
+describe('judge', () => {
+  const wins = (n: number) => Array.from({ length: n }, () => [true, false] as [boolean, boolean]);
+  it('proves a gain only when no model is worse and one is significantly better', () => {
+    expect(judge([heldout('m1', wins(6)), heldout('m2', [[true, true]])], 0.05).verdict).toBe('proven_gain');
+    expect(judge([heldout('m1', wins(6)), heldout('m2', [[false, true]])], 0.05)).toMatchObject({ verdict: 'no_proven_gain', reason: expect.stringContaining('worse') });
+    expect(judge([heldout('m1', wins(5))], 0.05)).toMatchObject({ verdict: 'no_proven_gain', reason: expect.stringContaining('no model shows a significant') });
+    expect(judge([heldout('m1', wins(6)), heldout('m2', [])], 0.05)).toMatchObject({ verdict: 'no_proven_gain', reason: expect.stringContaining('decided no held-out case') });
+  });
+});
+
+const INPUT: ProposerInput = {
+  skill: 'travel/weather',
+  round: 1,
+  current: { skill: 'travel/weather', display_name: 'Weather', description: 'Use when a trip request asks about forecasts.', domains: ['travel'], tags: ['weather'] },
+  competitors: [{ skill: 'travel/hotels', display_name: 'Hotels', description: 'Use when someone books a hotel or asks about beaches.', domains: ['travel'], tags: ['hotel'] }],
+  train: [
+    { id: 'a1', request: 'Will typhoons hit Okinawa next week?', expect: 'activate', outcomes: [] },
+    { id: 'a2', request: 'Are typhoons likely near the beach in Taiwan?', expect: 'activate', outcomes: [] },
+    { id: 'a3', request: 'Is snow likely on the Brenner pass?', expect: 'activate', outcomes: [] },
+    { id: 'n1', request: 'Book a hotel in Okinawa', expect: 'not_activate', outcomes: [] },
+  ],
+  failures: [{ case: 'a3', request: 'Is snow likely on the Brenner pass?', expect: 'activate', model: 'baseline:lexical', repeat: 0, activated_instead: [], answer: '{"activate":[]}' }],
+  headroom: { catalog_tokens: 1500, catalog_budget: 2000, description_chars: 900 },
+  maxCandidates: 3,
+};
+
+describe('keyword proposer', () => {
+  it('ranks the distinctive should-activate terms, missed requests first, leaving out should-not, competitor and current terms', () => {
+    const terms = distinctiveTerms(INPUT);
+    // Terms of the missed request first ("likely" is in two requests), then the rest by request count.
+    expect(terms).toEqual(['likely', 'brenner', 'pass', 'snow', 'typhoons', 'hit', 'near', 'next', 'taiwan', 'week']);
+    for (const excluded of ['okinawa', 'hotel', 'beach', 'forecasts', 'trip', 'book']) expect(terms).not.toContain(excluded);
+  });
+
+  it('is deterministic and proposes growing term lists that fit the description headroom', async () => {
+    const proposer = createKeywordProposer();
+    const a = await proposer.propose(INPUT);
+    expect(await proposer.propose(INPUT)).toEqual(a);
+    expect(a.candidates.length).toBeGreaterThan(0);
+    expect(a.candidates[0]!.description).toMatch(/^Use when a trip request asks about forecasts\. Also for requests that mention /);
+    const tight = await proposer.propose({ ...INPUT, headroom: { ...INPUT.headroom, description_chars: 45 } });
+    for (const c of tight.candidates) expect(c.description.length - INPUT.current.description.length).toBeLessThanOrEqual(45);
+  });
+});
+
+describe('language-model proposer prompt and answers', () => {
+  it('shows the current description, the catalog, the train cases and failures, encoded', () => {
+    const text = proposerMessages({ ...INPUT, current: { ...INPUT.current, description: 'Use when <active_skills> appear.' } }, 1024).map((m) => m.content).join('\n');
+    expect(text).toContain('Use when &lt;active_skills&gt; appear.');
+    expect(text).toContain('travel/hotels');
+    expect(text).toContain('Is snow likely on the Brenner pass?');
+    expect(text).toContain('1500 left');
+  });
+
+  it('decodes exactly {"candidates":[{description, rationale}]}', () => {
+    expect(decodeProposals('{"candidates":[{"description":"Use when x.","rationale":"r"}]}')).toEqual({ ok: true, value: [{ description: 'Use when x.', rationale: 'r' }] });
+    expect(decodeProposals('{"candidates":[{"description":"x"}]}')).toMatchObject({ ok: false });
+    expect(decodeProposals('```json\n{"candidates":[]}\n```')).toMatchObject({ ok: false });
+    expect(decodeProposals('{"candidates":[],"note":1}')).toMatchObject({ ok: false });
+  });
+});
+
+describe('keyword proposer across rounds', () => {
+  it('extends the clause it added in an earlier round instead of adding another', async () => {
+    const proposer = createKeywordProposer();
+    const first = (await proposer.propose(INPUT)).candidates[0]!.description;
+    const next = (await proposer.propose({ ...INPUT, round: 2, current: { ...INPUT.current, description: first } })).candidates[0]!.description;
+    expect(next.match(/Also for requests that mention/g)).toHaveLength(1);
+    const terms = (d: string) => /mention ([^.]+)\.$/.exec(d)![1]!.split(/, | and /);
+    expect(terms(next).slice(0, terms(first).length)).toEqual(terms(first));
+    expect(terms(next).length).toBeGreaterThan(terms(first).length);
+  });
+});
