@@ -3,6 +3,7 @@
  * missing values are usage errors (exit 2) with a message naming the flag.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { WorkbenchError } from '../core/errors';
 import { UsageError } from './exit';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -21,4 +22,36 @@ export function positiveInt(value: string | undefined, flag: string): number | u
   if (value === undefined) return undefined;
   if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`${flag} must be a positive integer, got '${value}'`);
   return Number(value);
+}
+
+/** Parses a fraction flag value from 0 to 1 or throws a usage error naming the flag. */
+export function fraction(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${flag} must be a number from 0 to 1, got '${value}'`);
+  return n;
+}
+
+/** `--json` with no value (end of arguments or another flag next) means stdout (`-`). */
+export function normalizeJsonArg(args: string[]): string[] {
+  const out: string[] = [];
+  args.forEach((arg, i) => {
+    out.push(arg);
+    const next = args[i + 1];
+    if (arg === '--json' && (next === undefined || next.startsWith('--'))) out.push('-');
+  });
+  return out;
+}
+
+/**
+ * Awaits a step that reports bad input as `invalid_request` and turns that
+ * into a usage error (exit 2); an unreadable file is prefixed with its flag.
+ */
+export async function asUsage<T>(step: Promise<T>, flag?: string): Promise<T> {
+  try {
+    return await step;
+  } catch (error) {
+    if (!(error instanceof WorkbenchError) || error.code !== 'invalid_request') throw error;
+    throw new UsageError(flag !== undefined && error.details?.['reason'] === 'unreadable' ? `${flag}: ${error.message}` : error.message);
+  }
 }

@@ -29,6 +29,7 @@ const COMMANDS: Record<string, Loader> = {
   select: () => import('./commands/select'),
   eval: () => import('./commands/eval'),
   analyze: () => import('./commands/analyze'),
+  optimize: () => import('./commands/optimize'),
 };
 
 /** The registered command names, sorted. */

@@ -15,7 +15,7 @@ import { writeHtmlReport, writeJsonReport, writeJunitReport, writeMarkdownReport
 import { DEFAULT_CONCURRENCY, runEval, type RunProgress, type RunResult } from '../../evals/runner';
 import type { EvalSummary } from '../../evals/types';
 import type { GateOptions } from '../../evals/verdict';
-import { parse, positiveInt } from '../args';
+import { asUsage, fraction, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
@@ -60,37 +60,6 @@ found, 6 every cell of a model errored (model unavailable), 130 interrupted.`;
 const EXIT_INTERRUPTED = 130;
 const PROGRESS_LINE_MS = 5_000;
 const PROGRESS_TTY_MS = 100;
-
-/**
- * Awaits a step that reports bad input as `invalid_request` and turns that
- * into a usage error (exit 2); an unreadable file is prefixed with its flag.
- */
-async function asUsage<T>(step: Promise<T>, flag?: string): Promise<T> {
-  try {
-    return await step;
-  } catch (error) {
-    if (!(error instanceof WorkbenchError) || error.code !== 'invalid_request') throw error;
-    throw new UsageError(flag !== undefined && error.details?.['reason'] === 'unreadable' ? `${flag}: ${error.message}` : error.message);
-  }
-}
-
-/** `--json` with no value (end of arguments or another flag next) means stdout. */
-function normalizeArgs(args: string[]): string[] {
-  const out: string[] = [];
-  args.forEach((arg, i) => {
-    out.push(arg);
-    const next = args[i + 1];
-    if (arg === '--json' && (next === undefined || next.startsWith('--'))) out.push('-');
-  });
-  return out;
-}
-
-function fraction(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`${flag} must be a number from 0 to 1, got '${value}'`);
-  return n;
-}
 
 function duration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
@@ -211,7 +180,7 @@ async function writeReports(io: CliIo, result: RunResult, files: { json?: string
 }
 
 async function run(rawArgs: string[], io: CliIo): Promise<number> {
-  const { values, positionals } = parse(normalizeArgs(rawArgs), {
+  const { values, positionals } = parse(normalizeJsonArg(rawArgs), {
     model: { type: 'string', multiple: true },
     from: { type: 'string' },
     bindings: { type: 'string' },

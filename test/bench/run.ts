@@ -11,6 +11,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   'store-redis': () => import('./redis'),
   selector: () => import('./selector'),
   evals: () => import('./evals'),
+  optimize: () => import('./optimize'),
 };
 
 const only = process.argv.slice(2);
