@@ -4,6 +4,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { WorkbenchError } from '../core/errors';
+import { safeParseModelSpec } from '../core/models/spec';
 import { UsageError } from './exit';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -54,4 +55,19 @@ export async function asUsage<T>(step: Promise<T>, flag?: string): Promise<T> {
     if (!(error instanceof WorkbenchError) || error.code !== 'invalid_request') throw error;
     throw new UsageError(flag !== undefined && error.details?.['reason'] === 'unreadable' ? `${flag}: ${error.message}` : error.message);
   }
+}
+
+/**
+ * The `--model` specs of a command: at least one, none twice, each a valid
+ * spec; otherwise a usage error naming the problem.
+ */
+export function modelSpecs(values: string[] | undefined): string[] {
+  const specs = values ?? [];
+  if (specs.length === 0) throw new UsageError('give at least one --model SPEC (for example --model baseline:lexical)');
+  if (new Set(specs).size !== specs.length) throw new UsageError('--model: the same spec is given twice');
+  for (const spec of specs) {
+    const parsed = safeParseModelSpec(spec);
+    if (!parsed.success) throw new UsageError(parsed.error.message);
+  }
+  return specs;
 }

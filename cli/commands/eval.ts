@@ -6,7 +6,7 @@ import { createReadStream } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { WorkbenchError } from '../../core/errors';
-import { closeSharedDispatcher, openModel, safeParseModelSpec } from '../../core/models/index';
+import { closeSharedDispatcher, openModel } from '../../core/models/index';
 import type { ModelClient } from '../../core/models/types';
 import type { SkillStore } from '../../core/store/types';
 import { AnswerCache } from '../../evals/cache';
@@ -15,7 +15,7 @@ import { writeHtmlReport, writeJsonReport, writeJunitReport, writeMarkdownReport
 import { DEFAULT_CONCURRENCY, runEval, type RunProgress, type RunResult } from '../../evals/runner';
 import type { EvalSummary } from '../../evals/types';
 import type { GateOptions } from '../../evals/verdict';
-import { asUsage, fraction, normalizeJsonArg, parse, positiveInt } from '../args';
+import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
@@ -200,13 +200,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     'fail-on-regression': { type: 'boolean' },
   });
   if (positionals.length === 0) throw new UsageError('give at least one package file, workspace folder or <namespace>/<name>');
-  const specs = values.model ?? [];
-  if (specs.length === 0) throw new UsageError('give at least one --model SPEC (for example --model baseline:lexical)');
-  if (new Set(specs).size !== specs.length) throw new UsageError('--model: the same spec is given twice');
-  for (const spec of specs) {
-    const parsed = safeParseModelSpec(spec);
-    if (!parsed.success) throw new UsageError(parsed.error.message);
-  }
+  const specs = modelSpecs(values.model);
   const repeats = positiveInt(values.repeats, '--repeats') ?? 1;
   const concurrency = positiveInt(values.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
   const timeoutMs = positiveInt(values.timeout, '--timeout') ?? 60_000;

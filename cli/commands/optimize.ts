@@ -15,7 +15,7 @@ import { createKeywordProposer, createModelProposer, KEYWORD_PROPOSER_SPEC, type
 import { writeOptimizeHtml } from '../../evals/reports/optimizeHtml';
 import { writeReportFile } from '../../evals/reports/sink';
 import { DEFAULT_CONCURRENCY } from '../../evals/runner';
-import { asUsage, fraction, normalizeJsonArg, parse, positiveInt } from '../args';
+import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
@@ -167,13 +167,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     html: { type: 'string' },
   });
   if (positionals.length !== 1) throw new UsageError('give exactly one package FILE');
-  const specs = values.model ?? [];
-  if (specs.length === 0) throw new UsageError('give at least one --model SPEC (for example --model baseline:lexical)');
-  if (new Set(specs).size !== specs.length) throw new UsageError('--model: the same spec is given twice');
-  for (const spec of specs) {
-    const parsed = safeParseModelSpec(spec);
-    if (!parsed.success) throw new UsageError(parsed.error.message);
-  }
+  const specs = modelSpecs(values.model);
   const rounds = positiveInt(values.rounds, '--rounds');
   const candidates = positiveInt(values.candidates, '--candidates');
   const repeats = positiveInt(values.repeats, '--repeats');
