@@ -12,7 +12,7 @@
  *   while its held-out score falls ends in "no proven gain", and one that is
  *   better on held-out cases is proposed.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -188,5 +188,48 @@ describe('description optimizer with an emulated language-model proposer and an 
     const source = JSON.parse(await readFile(join(EXAMPLES, 'packages', 'travel', 'weather-assessment.json'), 'utf8')) as unknown;
     const patched = applyJsonPatch(source, report.winner!.patch);
     expect(patched.ok && (patched.value as { description: string }).description).toBe(report.winner!.description);
+  }, 120_000);
+});
+
+describe('candidates the optimizer refuses', () => {
+  it('drops a description that fails validation and one that pushes the catalog over its token budget, each with the reason', async () => {
+    // A catalog near its 2,000-token budget: the example namespace plus five skills with long descriptions.
+    const packages = join(dir, 'padded-packages');
+    await cp(join(EXAMPLES, 'packages'), packages, { recursive: true });
+    for (let i = 0; i < 5; i++) {
+      const description = `Use when a request asks about padding topic ${i}: ${'lorem ipsum dolor sit amet '.repeat(60)}`.slice(0, 800);
+      await writeFile(join(packages, 'travel', `padding-${i}.json`), JSON.stringify({ display_name: `Padding ${i}`, description, planning_instructions: ['Answer briefly.'], change_reason: 'Padding' }));
+    }
+    const padded = await openStore(`local:${join(dir, 'padded-registry')}`);
+    try {
+      await seedExamples(padded, packages);
+      const base = 'Use when someone planning or taking a trip wants to know what weather to expect.';
+      const proposer: DescriptionProposer = {
+        spec: 'scripted',
+        isBaseline: true,
+        propose: async () => ({
+          candidates: [
+            { description: `${base} ${'x'.repeat(1100)}`, rationale: 'too long' },
+            { description: `${base} ${'Storms, typhoons, heat waves, snow and monsoon rains on the route. '.repeat(14)}`.slice(0, 1000), rationale: 'too costly' },
+            { description: `${base} Forecasts, storms, heat and snow.`, rationale: 'fits' },
+          ],
+        }),
+      };
+      const model = await openModel('baseline:lexical');
+      opened.push(model);
+      const cwd = await mkdtemp(join(dir, 'cwd-'));
+      const result = await optimizeDescription({ target, store: padded, cwd, source: 'padded', seed: SEED, models: [model], proposer, rounds: 1 });
+      if (!result.ok) throw new Error(JSON.stringify(result.problems));
+      const report = result.report;
+      expect(report.original.catalog_tokens).toBeLessThanOrEqual(report.catalog.budget);
+      const [tooLong, tooCostly, fits] = report.candidates;
+      expect(tooLong).toMatchObject({ status: 'dropped', reason: 'validation_failed', message: expect.stringContaining('/description') });
+      expect(tooCostly).toMatchObject({ status: 'dropped', reason: 'over_budget', message: expect.stringContaining(`above its budget of ${report.catalog.budget}`) });
+      expect(tooCostly!.catalog_tokens!).toBeGreaterThan(report.catalog.budget);
+      expect(fits).toMatchObject({ status: 'evaluated' });
+      expect(fits!.catalog_tokens!).toBeLessThanOrEqual(report.catalog.budget);
+    } finally {
+      await padded.close();
+    }
   }, 120_000);
 });
