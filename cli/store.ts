@@ -3,36 +3,25 @@
  * `--from`/`--to` connection (the seeded default registry when absent), ETag input,
  * and error reporting with findings as `file:line:column`.
  */
-import { fileURLToPath } from 'node:url';
 import { WorkbenchError } from '../core/errors';
 import type { Finding } from '../core/package/types';
-import { defaultConnection, openStore, redactConnection } from '../core/store/connect';
+import { defaultConnection, redactConnection } from '../core/store/connect';
 import { StoreError } from '../core/store/errors';
-import { seedExamples } from '../core/store/seed';
+import { openSeededStore } from '../core/store/seed';
 import type { SkillStore } from '../core/store/types';
 import { UsageError, exitCodeFor } from './exit';
 import { type CliIo, printJson, say } from './io';
-
-/** The example workspace a fresh default registry is seeded from. */
-export function examplesPackagesDir(): string {
-  return fileURLToPath(new URL('../examples/skills/packages/', import.meta.url));
-}
 
 /**
  * Opens the connection a command names, or the default local registry. The default
  * registry is seeded with the examples the first time it is found empty.
  */
 export async function openCliStore(connection: string | undefined, io: CliIo): Promise<SkillStore> {
-  const isDefault = connection === undefined;
-  const conn = connection ?? defaultConnection(io.env);
-  const store = await openStore(conn, { cwd: io.cwd });
-  if (isDefault && (await store.listMetadata({ limit: 1 })).length === 0) {
-    const report = await seedExamples(store, examplesPackagesDir());
-    if (report.published.length > 0) {
-      say(io, `skillbench: seeded ${store.description} with ${report.published.length} example skill${report.published.length === 1 ? '' : 's'}`);
-    }
-    for (const skip of report.skipped) say(io, `skillbench: example ${skip.file} not seeded: ${skip.message}`);
+  const { store, seed } = await openSeededStore(connection, { cwd: io.cwd, env: io.env });
+  if (seed && seed.published.length > 0) {
+    say(io, `skillbench: seeded ${store.description} with ${seed.published.length} example skill${seed.published.length === 1 ? '' : 's'}`);
   }
+  for (const skip of seed?.skipped ?? []) say(io, `skillbench: example ${skip.file} not seeded: ${skip.message}`);
   return store;
 }
 

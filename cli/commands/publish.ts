@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { isStoreError } from '../../core/store/errors';
+import { automaticPrecondition } from '../../core/store/publication';
 import type { Precondition } from '../../core/store/types';
 import { identityFromPath } from '../../core/workspace/identity';
 import { parse } from '../args';
@@ -63,14 +63,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const ifMatch = etagArg(values['if-match']);
     if (values.create) precondition = { kind: 'create' };
     else if (ifMatch !== undefined) precondition = { kind: 'if-match', etag: ifMatch };
-    else {
-      try {
-        precondition = { kind: 'if-match', etag: (await store.getPublished(id)).etag };
-      } catch (error) {
-        if (!isStoreError(error, 'not_found')) throw error;
-        precondition = { kind: 'create' };
-      }
-    }
+    else precondition = await automaticPrecondition(store, id);
     const result = await store.publish({ id, body, precondition, idempotencyKey: key });
     for (const w of result.validation.warnings) say(io, formatFinding(file, w));
     for (const w of result.warnings) say(io, `skillbench publish: warning ${w.code}: ${w.message}`);

@@ -38,6 +38,7 @@ import type {
   PublishRequest,
   PublishResult,
   SkillAdministrationLimits,
+  SkillRevisionReader,
   StoreWarning,
   VersionEntry,
   VersionPage,
@@ -328,6 +329,21 @@ export function checkPublishPrecondition(precondition: Precondition, current: { 
     throw new StoreError('precondition_failed', 'the ETag is out of date: read the current package, reconcile your edit and retry with the new ETag', {
       details: { current_etag: current.etag },
     });
+  }
+}
+
+/**
+ * The precondition a publish without an explicit one uses: If-Match the skill's
+ * current ETag, or create when the store has no such skill. Any other read
+ * failure is thrown. A conditional publish stays conditional: a concurrent
+ * publication between this read and the write is still a 412.
+ */
+export async function automaticPrecondition(store: Pick<SkillRevisionReader, 'getPublished'>, id: SkillId): Promise<Precondition> {
+  try {
+    return { kind: 'if-match', etag: (await store.getPublished(id)).etag };
+  } catch (error) {
+    if (error instanceof StoreError && error.code === 'not_found') return { kind: 'create' };
+    throw error;
   }
 }
 

@@ -5,9 +5,16 @@
  */
 import { readFile, readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { defaultConnection, openStore, type OpenStoreOptions } from './connect';
 import { isStoreError } from './errors';
 import { isSlug } from './publication';
 import type { SkillStore } from './types';
+
+/** The example workspace a fresh default registry is seeded from (`examples/skills/packages/`). */
+export function examplesPackagesDir(): string {
+  return fileURLToPath(new URL('../../examples/skills/packages/', import.meta.url));
+}
 
 /** Outcome of {@link seedExamples}: what was published and what was skipped, with why. */
 export interface SeedReport {
@@ -64,4 +71,33 @@ export async function seedExamples(store: SkillStore, dir: string): Promise<Seed
     }
   }
   return report;
+}
+
+/** Options of {@link openSeededStore}. */
+export interface OpenSeededOptions extends OpenStoreOptions {
+  /** Environment the default connection is read from (`SKILLBENCH_HOME`, XDG). */
+  env?: Record<string, string | undefined>;
+  /** Folder of `<namespace>/<name>.json` examples (default {@link examplesPackagesDir}). */
+  examples?: string;
+}
+
+/**
+ * Opens `connection`, or the default embedded registry when it is undefined.
+ * The default registry is seeded with the examples the first time it is found
+ * empty (`seed` reports what was published); a named connection is never seeded.
+ */
+export async function openSeededStore(
+  connection: string | undefined,
+  options: OpenSeededOptions = {},
+): Promise<{ store: SkillStore; seed?: SeedReport }> {
+  const { env, examples, ...open } = options;
+  const store = await openStore(connection ?? defaultConnection(env), open);
+  if (connection !== undefined) return { store };
+  try {
+    if ((await store.listMetadata({ limit: 1 })).length > 0) return { store };
+    return { store, seed: await seedExamples(store, examples ?? examplesPackagesDir()) };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalStore } from '../../../../core/store/local';
-import { seedExamples } from '../../../../core/store/seed';
+import { automaticPrecondition } from '../../../../core/store/publication';
+import { openSeededStore, seedExamples } from '../../../../core/store/seed';
 import { samplePackage } from './samplePackage';
 
 let base: string;
@@ -46,5 +47,35 @@ describe('seedExamples', () => {
   it('seeds nothing from a missing folder', async () => {
     const store = await openLocalStore(join(base, 'empty-registry'));
     expect(await seedExamples(store, join(base, 'no-such-folder'))).toEqual({ published: [], skipped: [] });
+  });
+});
+
+describe('openSeededStore', () => {
+  it('seeds the default registry once with the examples, and never a named connection', async () => {
+    const home = join(base, 'home');
+    const first = await openSeededStore(undefined, { env: { SKILLBENCH_HOME: home } });
+    expect(first.seed?.published.length).toBeGreaterThan(3);
+    const listed = (await first.store.listMetadata()).map((m) => `${m.namespace}/${m.name}`);
+    expect(listed).toContain('travel/weather-assessment');
+    await first.store.close();
+    const again = await openSeededStore(undefined, { env: { SKILLBENCH_HOME: home } });
+    expect(again.seed).toBeUndefined();
+    await again.store.close();
+
+    const named = await openSeededStore(`local:${join(base, 'named')}`);
+    expect(named.seed).toBeUndefined();
+    expect(await named.store.listMetadata()).toEqual([]);
+    await named.store.close();
+  });
+});
+
+describe('automaticPrecondition', () => {
+  it('creates a new skill and updates an existing one against its current ETag', async () => {
+    const store = await openLocalStore(join(base, 'auto'));
+    const id = { namespace: 'travel', name: 'auto' };
+    expect(await automaticPrecondition(store, id)).toEqual({ kind: 'create' });
+    const created = await store.publish({ id, body: JSON.stringify(samplePackage('auto')), precondition: await automaticPrecondition(store, id) });
+    expect(await automaticPrecondition(store, id)).toEqual({ kind: 'if-match', etag: created.etag });
+    await store.close();
   });
 });
