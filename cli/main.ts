@@ -26,6 +26,7 @@ const COMMANDS: Record<string, Loader> = {
   delete: () => import('./commands/delete'),
   list: () => import('./commands/list'),
   'registry serve': () => import('./commands/registryServe'),
+  serve: () => import('./commands/serve'),
   select: () => import('./commands/select'),
   eval: () => import('./commands/eval'),
   analyze: () => import('./commands/analyze'),

@@ -21,6 +21,7 @@ import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
+import { untilSignal } from '../signals';
 import { openCliStore, reportFailure } from '../store';
 
 const DEFAULT_PORT = 8787;
@@ -101,26 +102,6 @@ function stderrLogger(io: CliIo): AdminLogger {
   };
 }
 
-/** Resolves on the first SIGINT or SIGTERM; a second one cuts open connections at once. */
-function untilSignal(onSecond: () => void): { done: Promise<string>; dispose(): void } {
-  let count = 0;
-  let resolve: (signal: string) => void = () => undefined;
-  const done = new Promise<string>((r) => (resolve = r));
-  const onSignal = (signal: NodeJS.Signals) => {
-    count += 1;
-    if (count === 1) resolve(signal);
-    else onSecond();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    done,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
-}
 
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args, {

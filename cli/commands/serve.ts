@@ -1,0 +1,90 @@
+/**
+ * `skillbench serve`: the workbench in a browser. Builds the service and its
+ * router, serves the built renderer and the API on one loopback port, prints
+ * the URL with this launch's token, and stops cleanly on SIGINT or SIGTERM.
+ */
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { isLoopbackHost } from '../../core/admin/server';
+import { Router } from '../../core/api/router';
+import { createWorkbenchService } from '../../core/api/service';
+import { parse } from '../args';
+import { EXIT, UsageError } from '../exit';
+import { type CliIo, say } from '../io';
+import type { Command } from '../main';
+import { untilSignal } from '../signals';
+import { openBrowser } from '../web/open';
+import { startWebHost } from '../web/host';
+
+const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open]
+
+Serves the workbench UI and its API on one port for a browser. The first line
+on stdout is the address to open; it carries an access token that the first
+page load trades for a session cookie. SIGINT or SIGTERM stops the server,
+closes every connection and exits 0.
+
+  --port N      port to bind (default 0: a free port)
+  --host ADDR   address to bind (default 127.0.0.1). Binding anything but a
+                loopback address exposes the workbench to your network.
+  --open        open the address in the browser ($BROWSER, or the system's)`;
+
+/** The built renderer, next to the sources. */
+export function rendererDir(): string {
+  return fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
+}
+
+/** Skillbench's version from package.json. */
+export async function packageVersion(): Promise<string> {
+  const text = await readFile(new URL('../../package.json', import.meta.url), 'utf8');
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+function portArg(value: string | undefined): number {
+  if (value === undefined) return 0;
+  if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) throw new UsageError(`--port must be 0..65535, got '${value}'`);
+  return Number(value);
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parse(args, {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    open: { type: 'boolean' },
+  });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+  const host = values.host ?? '127.0.0.1';
+  if (host.trim().length === 0) throw new UsageError('--host must not be empty');
+  const port = portArg(values.port);
+
+  const service = createWorkbenchService({ host: 'browser', version: await packageVersion(), env: io.env });
+  const router = new Router(service, {
+    onInternalError: (method, error) => say(io, `skillbench serve: internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+  });
+  let web;
+  try {
+    web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line) });
+  } catch (error) {
+    await service.close();
+    const code = (error as { code?: unknown } | null)?.code;
+    const why = code === 'EADDRINUSE' ? 'the port is already in use' : code === 'EACCES' ? 'permission denied' : code === 'EADDRNOTAVAIL' ? 'no such address on this machine' : String((error as Error).message);
+    say(io, `skillbench serve: cannot listen on ${host}:${port}: ${why}`);
+    return EXIT.unavailable;
+  }
+  const signals = untilSignal(() => void web.close());
+  io.stdout.write(`${web.url}\n`);
+  if (!isLoopbackHost(host)) say(io, `skillbench serve: warning: ${host} is not a loopback address: anyone who can reach it and has the address can use the workbench`);
+  say(io, `skillbench serve: the workbench is at ${web.url} (Ctrl-C stops)`);
+  if (values.open) {
+    const opened = await openBrowser(web.url, io.env);
+    if (!opened.ok) say(io, `skillbench serve: could not open a browser (${opened.why}): open the address above yourself`);
+  }
+  const signal = await signals.done;
+  say(io, `skillbench serve: ${signal} received, stopping`);
+  await web.close();
+  await service.close();
+  signals.dispose();
+  return EXIT.ok;
+}
+
+/** The `serve` command. */
+export const command: Command = { summary: 'Serve the workbench UI and its API to a browser', usage, run };

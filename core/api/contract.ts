@@ -1,0 +1,1063 @@
+/**
+ * The WorkbenchApi contract: every request/response method and every event
+ * the workbench UI, the Electron shell, `skillbench serve` and the tests share
+ * (ARCHITECTURE.md section 2).
+ *
+ * - Methods are named `domain.verb` and take one JSON object of parameters,
+ *   parsed at the boundary by the schema listed in {@link METHODS}; results are
+ *   plain JSON data typed by {@link WorkbenchResults}.
+ * - Events are past tense (`evals.progressed`) and typed by {@link WorkbenchEvents}.
+ * - Failures cross as data: one {@link WorkbenchErrorData} with a code of the
+ *   store taxonomy (plus the workbench's own few), a message a user can act on,
+ *   and the JSON Pointer / line / column where one applies. Clients rethrow it as
+ *   a `WorkbenchError`.
+ *
+ * A host serves only the methods it has wired: `app.info` lists them, and an
+ * unknown or unwired method is refused with `not_implemented`, never faked.
+ *
+ * Isomorphic: no `node:` imports (the renderer and the preload import it).
+ */
+import { z } from 'zod';
+import type { PackageDiff } from '../package/diff';
+import type { MergeConflict } from '../package/merge';
+import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillPackage, ValidationResult } from '../package/types';
+import type { SelectionTrace } from '../selector/select';
+import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
+import type { DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
+
+// ---------------------------------------------------------------------------
+// Errors.
+
+/**
+ * Error codes and the HTTP status each maps to. The first block is the store
+ * taxonomy (guide section 11); the rest are the workbench's own.
+ */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  precondition_failed: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  precondition_required: 428,
+  integrity_mismatch: 502,
+  unavailable: 503,
+  timeout: 504,
+  /** A model could not answer (every attempt of the chain failed). */
+  model_unavailable: 503,
+  /** The saved connection secrets cannot be decrypted (missing or wrong key). */
+  secrets_locked: 423,
+  /** The operation was stopped by the user. */
+  cancelled: 499,
+  /** The host does not serve this method (not wired here). */
+  not_implemented: 501,
+  /** A bug: the message asks for a report; details never carry a stack. */
+  internal: 500,
+} as const;
+
+/** A stable error code. */
+export type WorkbenchErrorCode = keyof typeof ERROR_STATUS;
+
+/** What the user must reconcile after a 412 on publish: a three-way merge's inputs. */
+export interface PublishConflict {
+  /** The revision the draft was based on; null when it was a create, or the base is no longer retained. */
+  base: PackageRevision | null;
+  /** The currently published revision (what someone else published meanwhile). */
+  theirs: PackageRevision;
+  /** The package the user tried to publish (normalized), and the text as sent. */
+  mine: { package: SkillPackage | null; text: string };
+}
+
+/**
+ * A failure, as data. `status` is the HTTP-equivalent of `code`. Location fields
+ * are present where one applies: `pointer` (RFC 6901) into the document at
+ * fault, `line`/`column` (1-based) in its text, `file` for a workspace file.
+ */
+export interface WorkbenchErrorData {
+  /** One of {@link WorkbenchErrorCode}; a newer host may send a code this build does not know. */
+  code: WorkbenchErrorCode | (string & Record<never, never>);
+  message: string;
+  status: number;
+  pointer?: string;
+  line?: number;
+  column?: number;
+  file?: string;
+  /** Validation findings of a 422 (errors first, then warnings), each located. */
+  findings?: Finding[];
+  /** Present on a 412 of `publish.package` / `reviews.publish`. */
+  conflict?: PublishConflict;
+  /** Extra structured data (`current_etag`, `reason`, ...). Never a secret or a stack. */
+  details?: Record<string, unknown>;
+}
+
+/** The result of one call as it crosses a transport. */
+export type Envelope<T = unknown> = { ok: true; result: T } | { ok: false; error: WorkbenchErrorData };
+
+// ---------------------------------------------------------------------------
+// Shared parameter schemas.
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+const slug = (what: string) => z.string().max(64).regex(SLUG, `${what} is a lowercase slug of letters, digits and internal hyphens`);
+
+/** A skill identity `{namespace, name}`. */
+export const skillIdSchema = z.strictObject({ namespace: slug('a namespace'), name: slug('a name') });
+
+/** The name of a saved connection profile (`default` is the embedded registry). */
+export const connectionNameSchema = slug('a connection name');
+
+/** A package's JSON text as the editor holds it (bounded: the largest package limit is far below). */
+export const packageTextSchema = z.string().max(16 * 1024 * 1024);
+
+/** A strong or weak quoted entity tag as stores return it. */
+export const etagSchema = z.string().min(2).max(256).regex(/^(W\/)?"[^"]*"$/, 'an ETag is a quoted entity tag such as "v3-…"');
+
+/** A positive revision number. */
+export const versionSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+/** An Idempotency-Key: 1..255 visible ASCII characters. */
+export const idempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'an idempotency key is visible ASCII without spaces');
+
+/** A workspace-relative path with `/` separators (never absolute, never `..`). */
+export const workspacePathSchema = z
+  .string()
+  .min(1)
+  .max(1024)
+  .refine((p) => !p.startsWith('/') && !/^[a-zA-Z]:/.test(p) && !p.includes('\\') && !p.split('/').includes('..'), 'a path relative to the workspace, with / separators and no ..');
+
+/** The revision a draft was opened from: what publish sends as If-Match. */
+export const draftBaseSchema = z.strictObject({ version: versionSchema, etag: etagSchema });
+
+/**
+ * Where a package for a diff or merge comes from: text as typed, a stored
+ * revision, a draft, or a workspace file.
+ */
+export const packageSourceSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('text'), text: packageTextSchema, label: z.string().max(200).optional() }),
+  z.strictObject({
+    kind: z.literal('stored'),
+    connection: connectionNameSchema,
+    skill: skillIdSchema,
+    version: z.union([z.literal('published'), versionSchema]),
+  }),
+  z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
+  z.strictObject({ kind: z.literal('file'), path: workspacePathSchema }),
+]);
+
+/** One binding of an agent's binding list (guide 6.1). */
+export const bindingSchema = z.strictObject({
+  namespace: slug('a namespace'),
+  name: slug('a name'),
+  version: z.union([z.literal('published'), versionSchema]),
+  activation: z.enum(['always', 'auto', 'explicit']),
+  required: z.boolean(),
+});
+
+/** What to evaluate: a draft, a workspace file, or a published revision. */
+export const evalTargetSchema = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
+  z.strictObject({ kind: z.literal('file'), path: workspacePathSchema }),
+  z.strictObject({ kind: z.literal('published'), skill: skillIdSchema }),
+]);
+
+/** An evaluation as the setup view describes it; `evals.plan` and `evals.start` take the same request. */
+export const evalRequestSchema = z.strictObject({
+  targets: z.array(evalTargetSchema).min(1).max(100),
+  /** Model specs (`openai:fast`, `baseline:lexical`, `chain:…`), at least one, no duplicates. */
+  models: z
+    .array(z.string().min(1).max(2048))
+    .min(1)
+    .max(32)
+    .refine((m) => new Set(m).size === m.length, 'the same model is given twice'),
+  /** The store holding the catalog and the published revisions. */
+  connection: connectionNameSchema,
+  /** The agent's binding list; absent: every skill of the skill's namespace, bound auto. */
+  bindings: z.array(bindingSchema).max(1000).optional(),
+  /** Also run each draft's published revision and compare them. */
+  compare_published: z.boolean().default(false),
+  repeats: z.number().int().min(1).max(100).default(1),
+  concurrency: z.number().int().min(1).max(64).default(4),
+  /** Per-attempt model timeout. */
+  timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
+  /** Answer from and write to the answer cache. */
+  cache: z.boolean().default(true),
+});
+
+const skillRef = z.strictObject({ connection: connectionNameSchema, skill: skillIdSchema });
+const empty = z.strictObject({});
+const runRef = z.strictObject({ run: z.string().min(1).max(128).regex(/^[A-Za-z0-9._-]+$/, 'a run id') });
+const reviewRef = z.strictObject({ id: z.string().min(1).max(128).regex(/^[A-Za-z0-9._-]+$/, 'a review id') });
+const comment = z.string().max(10_000);
+
+// ---------------------------------------------------------------------------
+// Result types.
+
+/** What a host serves. */
+export interface AppInfo {
+  /** Skillbench's version. */
+  version: string;
+  /** Which shell the UI runs in. */
+  host: 'electron' | 'browser' | 'direct';
+  /** Methods this host serves (wired), sorted. */
+  methods: WorkbenchMethod[];
+  /** Events this host emits. */
+  events: WorkbenchEvent[];
+  /** The open workspace folder, when one is open. */
+  workspace: string | null;
+  /** The operating system, for key labels (`Cmd` vs `Ctrl`). */
+  platform: 'darwin' | 'win32' | 'linux' | 'other';
+}
+
+/** How a profile is shown: an environment label (e.g. `production`) and its colour (`#rrggbb`). */
+export interface ProfileEnvironment {
+  label: string;
+  colour: string;
+}
+
+/**
+ * Where a profile points. Paths are absolute; URLs carry no credentials
+ * (secrets are saved separately and never cross the API).
+ */
+export type ConnectionTarget =
+  | { kind: 'local'; dir: string }
+  | {
+      kind: 'redis';
+      topology: 'standalone' | 'sentinel' | 'cluster';
+      hosts: { host: string; port: number }[];
+      master_name?: string;
+      username?: string;
+      deployment: string;
+      tls?: { ca_file?: string; servername?: string };
+      sentinel_username?: string;
+      connect_timeout_ms?: number;
+      command_timeout_ms?: number;
+    }
+  | {
+      kind: 'http';
+      url: string;
+      auth: 'none' | 'bearer' | 'basic' | 'headers';
+      username?: string;
+      header_names?: string[];
+      ca_file?: string;
+      proxy?: string;
+      proxy_username?: string;
+      timeout_ms?: number;
+    };
+
+/** A saved connection profile: never a secret in it. */
+export interface ConnectionProfile {
+  name: string;
+  label: string;
+  environment: ProfileEnvironment | null;
+  /** Every write through this profile is refused. */
+  read_only: boolean;
+  /** Publishes only from approved review requests. */
+  protected: boolean;
+  target: ConnectionTarget;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Names of the secret kinds a profile can have. */
+export type SecretName = 'password' | 'sentinel_password' | 'token' | 'headers' | 'proxy_password';
+
+/** Which secrets a profile has saved: names only, never values. */
+export type SecretsPresence = Partial<Record<SecretName, boolean>>;
+
+/** How saved secrets are protected at rest. */
+export type SecretProtection = 'os-keychain' | 'key' | 'file-permissions';
+
+/** The live state of a connection in this session. */
+export interface ConnectionState {
+  /** `closed`: not opened yet; `open`: the store answered; `offline`: it stopped answering; `error`: it could not be opened. */
+  status: 'closed' | 'opening' | 'open' | 'offline' | 'error';
+  /** Secret-free description of the store (e.g. `redis://127.0.0.1:6379 (default)`). */
+  description?: string;
+  /** Why it is `offline` or `error`. */
+  error?: WorkbenchErrorData;
+  /** When the state last changed (ISO-8601). */
+  since: string;
+}
+
+/** One connection as the sidebar shows it. */
+export interface ConnectionView {
+  profile: ConnectionProfile;
+  secrets: SecretsPresence;
+  state: ConnectionState;
+}
+
+/** Why a connection test failed. */
+export type ConnectionTestCause =
+  | 'refused'
+  | 'dns'
+  | 'tls'
+  | 'auth'
+  | 'forbidden'
+  | 'wrong_base_url'
+  | 'not_admin_api'
+  | 'wrong_deployment'
+  | 'timeout'
+  | 'not_a_registry'
+  | 'invalid'
+  | 'unavailable';
+
+/** The outcome of a connection test; never a secret in it. */
+export interface ConnectionTestResult {
+  ok: boolean;
+  cause?: ConnectionTestCause;
+  /** One sentence a user can act on. */
+  message: string;
+  description: string;
+  skills?: number;
+  deployments?: string[];
+  suggested_url?: string;
+  created_on_first_write?: boolean;
+}
+
+/** An exported set of profiles: no secrets, portable between machines. */
+export interface ProfilesExport {
+  format: 'skillbench.connections/v1';
+  exported_at?: string;
+  profiles: (Omit<ConnectionProfile, 'created_at' | 'updated_at' | 'label'> & { label?: string; created_at?: string; updated_at?: string })[];
+}
+
+/** What an import did, profile by profile. */
+export interface ImportReport {
+  imported: string[];
+  replaced: string[];
+  skipped: string[];
+  renamed: { from: string; to: string }[];
+}
+
+/** Columns the catalog can be sorted by. */
+export type CatalogSortKey = 'name' | 'namespace' | 'display_name' | 'version' | 'updated_at';
+
+/**
+ * One page of a catalog scan. A scan walks the store's catalog once, in the
+ * requested order; `scanned` counts the entries examined so far (all pages),
+ * `total` the entries the store holds when it can tell (null otherwise). While
+ * `cursor` is not null the scan is incomplete: an empty result then means
+ * "nothing in what has been scanned so far", not "nothing at all".
+ */
+export interface CatalogPage {
+  items: SkillMetadata[];
+  /** Pass to the next `catalog.page`; null when the scan is complete. */
+  cursor: string | null;
+  scanned: number;
+  total: number | null;
+  /** Entries matching the query and filter so far (all pages). */
+  matched: number;
+  /** When the store was read for this scan (ISO-8601). */
+  read_at: string;
+}
+
+/** A stored revision as the editor opens it. */
+export interface PackageRevision {
+  skill: SkillId;
+  version: number;
+  /** The ETag of the skill's *published* state when this was read (what If-Match needs). */
+  etag: string;
+  manifest_hash: string;
+  created_at: string;
+  /** True when this revision is the published one. */
+  published: boolean;
+  /** The normalized package (`change_reason` included). */
+  package: SkillPackage;
+  /** The package as pretty-printed JSON, for the editor and Monaco's diff. */
+  text: string;
+}
+
+/** The verdict of the registry's validator, with the limits it used. */
+export interface ValidationView {
+  result: ValidationResult;
+  limits: SkillAuthoringLimits;
+}
+
+/** A resolved side of a diff or merge. */
+export interface ResolvedPackage {
+  /** What to title the side with: `draft`, `prod v7`, `skills/packages/a/b.json`. */
+  label: string;
+  /** Normalized pretty JSON (key order and whitespace never show as changes). */
+  text: string;
+  package: SkillPackage;
+  /** Present for a stored revision. */
+  version?: number;
+  etag?: string;
+}
+
+/** A semantic diff with both sides' texts for Monaco. */
+export interface DiffView {
+  diff: PackageDiff;
+  before: ResolvedPackage;
+  after: ResolvedPackage;
+}
+
+/** A three-way merge and the validation of what it produced. */
+export interface MergeView {
+  merged: SkillPackage;
+  merged_text: string;
+  conflicts: MergeConflict[];
+  clean: boolean;
+  validation: ValidationResult;
+  base: ResolvedPackage;
+  theirs: ResolvedPackage;
+  mine: ResolvedPackage;
+}
+
+/** The result of a publication. */
+export interface PublishOutcome {
+  skill: SkillId;
+  outcome: 'created' | 'published' | 'same_content_noop';
+  version: number;
+  etag: string;
+  manifest_hash: string;
+  audit_recorded: boolean;
+  warnings: StoreWarning[];
+  replayed: boolean;
+  validation: { warnings: Finding[]; metrics: PackageMetrics };
+}
+
+/** A history entry, with who deleted it and why when the store records that. */
+export interface VersionView extends VersionEntry {
+  deleted_by?: string;
+  deletion_reason?: string;
+}
+
+/** One page of body-free history, newest first. */
+export interface VersionsPage {
+  versions: VersionView[];
+  /** Pass as `before` for the next page; null when none remain. */
+  next_before: number | null;
+  /** The published version and its ETag (what a delete's If-Match needs). */
+  published: number;
+  etag: string;
+}
+
+/** What a deletion would do, before asking for confirmation. */
+export interface DeletePreview {
+  /** What the user must type: `namespace/name@v5` or `namespace/name@v3-v5`. */
+  confirmation: string;
+  etag: string;
+  published: number;
+  /** Versions of the range that would become tombstones. */
+  deletable: number[];
+  already_deleted: number[];
+  /** Versions of the range that are protected (published and its predecessor). */
+  protected: number[];
+  /** Versions of the range that never existed. */
+  missing: number[];
+  /** False when the store would refuse (protected or missing versions); `reason` says why. */
+  allowed: boolean;
+  reason?: string;
+  /** One sentence stating the consequence, for the confirmation popover. */
+  consequence: string;
+}
+
+/** A package file of the open workspace. */
+export interface WorkspaceEntry {
+  /** Path relative to the workspace root, `/` separators. */
+  path: string;
+  /** Identity from the path; absent when the entry is not a package (see `problem`). */
+  skill?: SkillId;
+  problem?: { code: string; message: string };
+  /** The open draft of this file, when there is one with unsaved edits. */
+  draft?: string;
+}
+
+/** The open workspace. */
+export interface WorkspaceView {
+  root: string;
+  entries: WorkspaceEntry[];
+  /** Whether external edits are watched by polling (network folders) rather than native events. */
+  polling: boolean;
+}
+
+/** A workspace file's bytes as text, and the hash a later save must name. */
+export interface WorkspaceFile {
+  path: string;
+  text: string;
+  /** `sha256:<hex>` of the bytes on disk. */
+  hash: string;
+  mtime: string;
+}
+
+/** Where a draft comes from. */
+export type DraftOrigin =
+  | { kind: 'store'; connection: string; skill: SkillId; base: { version: number; etag: string; manifest_hash: string } | null }
+  | { kind: 'file'; path: string; skill?: SkillId; base_hash: string | null };
+
+/** An autosaved draft. */
+export interface DraftView {
+  id: string;
+  origin: DraftOrigin;
+  text: string;
+  /** Differs from its base. */
+  dirty: boolean;
+  updated_at: string;
+  /** The base changed underneath (a newer published revision, or the file changed on disk). */
+  conflict?: { kind: 'published' | 'disk'; message: string; version?: number; etag?: string; hash?: string };
+}
+
+/** One provider or backend family of the model picker. */
+export interface ProviderView {
+  id: 'openai' | 'anthropic' | 'groq' | 'openai-compatible' | 'llama-cpp' | 'baseline';
+  label: string;
+  kind: 'hosted' | 'local' | 'baseline';
+  specExample: string;
+  keyEnvVar?: string;
+  /** Whether a key is available now (its value never crosses). */
+  keyConfigured?: boolean;
+  baseUrlEnvVar?: string;
+  baseUrl?: string;
+  aliases: {
+    alias: 'default' | 'fast' | 'smart';
+    model?: string;
+    source: 'builtin' | 'env' | 'unmapped';
+    envVar: string;
+    price?: { inputPerMTok: number; outputPerMTok: number };
+  }[];
+  isBaseline: boolean;
+  pricesAsOf?: string;
+}
+
+/** A checked model spec. */
+export interface ModelCheck {
+  spec: string;
+  ok: boolean;
+  isBaseline: boolean;
+  /** Why the spec is not usable, when `ok` is false. */
+  error?: WorkbenchErrorData;
+}
+
+/** The catalog of one variant and its size against the selector's activation budget. */
+export interface EvalCatalogView {
+  entries: { skill: string; version: number | 'draft'; manifest_hash: string; activation: ActivationMode; under_test: boolean }[];
+  /** Estimated tokens of the rendered body-free activation catalog. */
+  tokens: number;
+  /** The budget (guide 9.10 default 2,000). */
+  budget: number;
+  /** What the runtime does when `tokens` is over `budget`; null when within it. */
+  consequence: string | null;
+  source: string;
+  auto_candidates?: number;
+  max_auto_candidates?: number;
+}
+
+/** Why a skill cannot be evaluated as given. */
+export interface EvalPlanProblem {
+  kind: 'invalid_package' | 'invalid_cases' | 'no_cases';
+  skill: string;
+  file?: string;
+  message: string;
+  findings: Finding[];
+}
+
+/** The estimate of one model's share of a run. */
+export interface EvalModelEstimate {
+  spec: string;
+  isBaseline: boolean;
+  cells: number;
+  /** Selector calls expected (activation, plus resource selection where a skill has resources). */
+  estimated_calls: number;
+  /** Null when the model's price is unknown (or it costs nothing: baselines and local models give 0). */
+  estimated_cost_usd: number | null;
+}
+
+/** What a run would do, before it starts. */
+export interface EvalPlanView {
+  /** False when problems prevent the run. */
+  ok: boolean;
+  problems: EvalPlanProblem[];
+  warnings: { code: string; skill: string; variant?: string; message: string }[];
+  config_hash: string | null;
+  cells: number;
+  estimated_calls: number;
+  estimated_cost_usd: number | null;
+  models: EvalModelEstimate[];
+  skills: { skill: string; cases: number; variants: { label: string; version: number | 'draft'; manifest_hash: string; catalog: EvalCatalogView }[] }[];
+  /** An earlier attempt of the same configuration that `evals.start` would resume. */
+  resumable: { run: string; done: number; total: number } | null;
+}
+
+/** Progress counters (the runner's, or one model's share). */
+export interface EvalProgress {
+  done: number;
+  total: number;
+  errors: number;
+  /** Cells per second run in this attempt (0 before the first). */
+  rate: number;
+  /** Milliseconds to completion at that rate: 0 when done, null while unknown. */
+  eta_ms: number | null;
+}
+
+/** One model's column of a run. */
+export interface EvalModelProgress extends EvalProgress {
+  spec: string;
+  isBaseline: boolean;
+  /** `stopped` columns are incomplete and never shown as complete. */
+  status: 'pending' | 'running' | 'stopped' | 'complete';
+}
+
+/** A run, as the run list and the live view show it. */
+export interface EvalRunView {
+  /** The run's folder name: its id. */
+  run: string;
+  config_hash: string;
+  started_at: string;
+  status: 'running' | 'stopping' | 'complete' | 'incomplete' | 'failed';
+  progress: EvalProgress;
+  models: EvalModelProgress[];
+  skills: string[];
+  variants: string[];
+  repeats: number;
+  /** Why it failed, when `status` is `failed`. */
+  error?: WorkbenchErrorData;
+}
+
+/** One evaluated cell, as the matrix shows it (the trace comes from `evals.trace`). */
+export interface EvalCell {
+  key: string;
+  model: string;
+  variant: string;
+  case: string;
+  skill: string;
+  repeat: number;
+  expect: 'activate' | 'not_activate';
+  outcome: 'activated' | 'not_activated' | 'error';
+  invalid: boolean;
+  activated: string[];
+  resources: string[];
+  resources_correct: boolean | null;
+  diagnostics: SelectorDiagnostic[];
+  latency_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number | null;
+  cached: boolean;
+  error?: string;
+  resource_error?: string;
+  finished_at: string;
+}
+
+/** A cell with its full selector trace (prompts sent, raw answers, decisions). */
+export interface EvalCellTrace extends EvalCell {
+  trace: SelectionTrace;
+}
+
+/** A case of a run. */
+export interface EvalCaseView {
+  id: string;
+  skill: string;
+  source: 'should_activate' | 'should_not_activate' | 'extra';
+  request: string;
+  expect: 'activate' | 'not_activate';
+  boundary: 'planning' | 'continuation' | 'synthesis';
+  expectedResources?: string[];
+  context?: string;
+}
+
+/** Confusion counts and rates of one skill under one model and variant. */
+export interface EvalSkillMetrics {
+  skill: string;
+  variant: string;
+  cells: number;
+  tp: number;
+  fp: number;
+  tn: number;
+  fn: number;
+  errors: number;
+  invalid: number;
+  accuracy: number | null;
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+  flaky_cases: string[];
+  trigger_rates: Record<string, { k: number; n: number; errors: number; flaky: boolean }>;
+  co_activated: Record<string, number>;
+  stolen_by?: Record<string, number>;
+  resource_accuracy: number | null;
+  resource_cases: number;
+}
+
+/** The engine's summary of a run: shown as is, never re-derived. */
+export interface EvalSummaryView {
+  models: {
+    model: string;
+    isBaseline: boolean;
+    skills: EvalSkillMetrics[];
+    latency_p50_ms: number | null;
+    latency_p95_ms: number | null;
+    input_tokens: number;
+    output_tokens: number;
+    cost_usd: number | null;
+    cached?: number;
+    errors: number;
+    invalid: number;
+    cells: number;
+  }[];
+  comparisons: {
+    kind: 'variant' | 'model';
+    skill: string;
+    a: string;
+    b: string;
+    accuracy_a: number | null;
+    accuracy_b: number | null;
+    test: { aOnly: number; bOnly: number; concordant: number; pValue: number; significant: boolean; alpha: number };
+    model?: string;
+    variant?: string;
+    pairs?: number;
+  }[];
+  totals: { cells: number; errors: number; invalid: number; cached: number };
+  gates: { gate: string; threshold?: number; model: string; skill: string; value: number | null; passed: boolean; message: string }[];
+}
+
+/** A run with its header facts and, once it has cells, its summary. */
+export interface EvalRunDetail {
+  run: EvalRunView;
+  cases: EvalCaseView[];
+  variants: { label: string; skill: string; version: number | 'draft'; manifest_hash: string; file?: string }[];
+  catalogs: Record<string, EvalCatalogView>;
+  /** Null until the first cell is recorded. */
+  summary: EvalSummaryView | null;
+}
+
+/** A page of a run's cells, in recorded order. */
+export interface EvalCellsPage {
+  cells: EvalCell[];
+  /** Pass as `offset` for the next page; null at the end. */
+  next_offset: number | null;
+}
+
+/** An exported report. */
+export interface EvalExport {
+  format: 'json' | 'junit' | 'markdown' | 'html';
+  filename: string;
+  content_type: string;
+  text: string;
+}
+
+/** Status of a publication request. */
+export type ReviewStatus = 'open' | 'changes_requested' | 'approved' | 'rejected' | 'published' | 'stale';
+
+/** One entry of a request's history. */
+export interface ReviewEvent {
+  at: string;
+  actor: string;
+  action: 'created' | 'updated' | 'commented' | 'approved' | 'changes_requested' | 'rejected' | 'published' | 'stale';
+  comment?: string;
+  /** The manifest hash the action concerned (an approval binds to it). */
+  hash?: string;
+}
+
+/** A request as the review list shows it. */
+export interface ReviewSummary {
+  id: string;
+  connection: string;
+  skill: SkillId;
+  status: ReviewStatus;
+  author: string;
+  note: string;
+  created_at: string;
+  updated_at: string;
+  /** An approval exists but the draft changed since (or the store moved on): publishing is off. */
+  stale: boolean;
+}
+
+/** A publication request: the reviewer's whole view. */
+export interface ReviewRequest extends ReviewSummary {
+  /** Workspace path of the request file (`skills/reviews/<id>.json`). */
+  file: string;
+  base: { version: number; etag: string } | null;
+  package: SkillPackage;
+  manifest_hash: string;
+  validation: ValidationResult;
+  eval: { run: string; summary: EvalSummaryView | null; verdict: { passed: boolean; message: string } | null } | null;
+  approvals: { reviewer: string; at: string; comment?: string; hash: string; stale: boolean }[];
+  comments: { pointer: string; author: string; at: string; text: string }[];
+  history: ReviewEvent[];
+  /** The reviewer identity of this session (from settings or git config). */
+  viewer: string;
+  /** The viewer is the author: the UI never offers Approve then. */
+  viewer_is_author: boolean;
+}
+
+// ---------------------------------------------------------------------------
+// Methods.
+
+/** A method's parameter schema, with its result type attached for typing only. */
+export interface MethodSpec<P extends z.ZodType = z.ZodType, R = unknown> {
+  params: P;
+  /** Never set at runtime: carries the result type. */
+  readonly result?: R;
+}
+
+function method<R>() {
+  return <P extends z.ZodType>(params: P): MethodSpec<P, R> => ({ params });
+}
+
+const onConflict = z.enum(['skip', 'replace', 'rename']).default('skip');
+const catalogFilter = z.strictObject({ namespace: slug('a namespace').optional(), domain: slug('a domain').optional(), tag: slug('a tag').optional() });
+
+/** Every method of the WorkbenchApi, with its parameter schema. */
+export const METHODS = {
+  'app.info': method<AppInfo>()(empty),
+
+  /** Every profile (`default` first) with its saved-secret names and live state. */
+  'connections.list': method<{ connections: ConnectionView[]; secret_protection: SecretProtection }>()(empty),
+  /** Tests a saved profile (by name) or unsaved form values; saves nothing. */
+  'connections.test': method<ConnectionTestResult>()(
+    z.union([
+      z.strictObject({ name: connectionNameSchema }),
+      z.strictObject({ profile: z.record(z.string(), z.unknown()), secrets: z.record(z.string(), z.unknown()).optional() }),
+    ]),
+  ),
+  /**
+   * Creates, updates (`previous_name` = its name) or renames a profile. `secrets`
+   * patches: a value sets, null removes, an absent key keeps.
+   */
+  'connections.save': method<ConnectionView>()(
+    z.strictObject({
+      profile: z.record(z.string(), z.unknown()),
+      previous_name: connectionNameSchema.optional(),
+      secrets: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+  'connections.remove': method<{ removed: boolean }>()(z.strictObject({ name: connectionNameSchema })),
+  /** Opens (or reuses) the store of a profile; several stay open at once. */
+  'connections.open': method<ConnectionView>()(z.strictObject({ name: connectionNameSchema })),
+  'connections.close': method<{ closed: boolean }>()(z.strictObject({ name: connectionNameSchema })),
+  /** Profiles without secrets, as a portable document. */
+  'connections.export': method<ProfilesExport>()(z.strictObject({ names: z.array(connectionNameSchema).max(1000).optional() })),
+  'connections.import': method<ImportReport>()(z.strictObject({ document: z.unknown(), on_conflict: onConflict })),
+
+  /**
+   * One page of a catalog scan. Start with `cursor` null (a fresh read of the
+   * store); pass the returned cursor for the next page with the same query.
+   */
+  'catalog.page': method<CatalogPage>()(
+    z.strictObject({
+      connection: connectionNameSchema,
+      cursor: z.string().max(512).nullable().default(null),
+      limit: z.number().int().min(1).max(2000).default(500),
+      /** Case-insensitive words matched against name, namespace, display name, domains and tags. */
+      query: z.string().max(200).default(''),
+      filter: catalogFilter.default({}),
+      sort: z.strictObject({ by: z.enum(['name', 'namespace', 'display_name', 'version', 'updated_at']), direction: z.enum(['asc', 'desc']).default('asc') }).default({ by: 'namespace', direction: 'asc' }),
+    }),
+  ),
+
+  /** The published revision (or an exact retained one) of a skill. */
+  'packages.get': method<PackageRevision>()(
+    z.strictObject({ connection: connectionNameSchema, skill: skillIdSchema, version: z.union([z.literal('published'), versionSchema]).default('published') }),
+  ),
+  /**
+   * Opens a skill of a connection for editing: its draft (an existing one is
+   * offered back as is), based on the published version and ETag of the moment.
+   * A skill the store does not have opens as a new draft with a null base.
+   */
+  'packages.open': method<DraftView>()(skillRef),
+  /** The package JSON Schema (with the connection's limits) for the editor. */
+  'packages.schema': method<{ schema: Record<string, unknown>; limits: SkillAuthoringLimits }>()(
+    z.strictObject({ connection: connectionNameSchema.optional() }),
+  ),
+
+  /** The registry's verdict on a package text, with the connection's limits when given. */
+  'validate.package': method<ValidationView>()(
+    z.strictObject({ text: packageTextSchema, skill: skillIdSchema.optional(), connection: connectionNameSchema.optional() }),
+  ),
+  'diff.packages': method<DiffView>()(z.strictObject({ before: packageSourceSchema, after: packageSourceSchema })),
+  'merge.packages': method<MergeView>()(z.strictObject({ base: packageSourceSchema, theirs: packageSourceSchema, mine: packageSourceSchema })),
+
+  /**
+   * Publishes `text` as the next revision. `base` is the revision the draft was
+   * opened from (If-Match its ETag) or null to create the skill. Send one
+   * `idempotency_key` per attempt, the same one on every retry of that attempt.
+   * A 422 carries located `findings`; a 412 carries the `conflict` (base, theirs,
+   * mine) a three-way merge needs. The draft is kept on every failure.
+   */
+  'publish.package': method<PublishOutcome>()(
+    z.strictObject({
+      connection: connectionNameSchema,
+      skill: skillIdSchema,
+      text: packageTextSchema,
+      base: draftBaseSchema.nullable(),
+      idempotency_key: idempotencyKeySchema,
+      /** The draft to rebase on the new revision after success. */
+      draft: z.string().min(1).max(512).optional(),
+    }),
+  ),
+
+  /** Body-free history with tombstones and protection markers, newest first. */
+  'versions.list': method<VersionsPage>()(
+    z.strictObject({ connection: connectionNameSchema, skill: skillIdSchema, before: versionSchema.optional(), limit: z.number().int().min(1).max(100).default(50) }),
+  ),
+  /** A retained version, read-only. */
+  'versions.get': method<PackageRevision>()(z.strictObject({ connection: connectionNameSchema, skill: skillIdSchema, version: versionSchema })),
+
+  /** What deleting `from..to` would do, and the confirmation text it needs. */
+  'delete.preview': method<DeletePreview>()(
+    z.strictObject({ connection: connectionNameSchema, skill: skillIdSchema, from: versionSchema, to: versionSchema }),
+  ),
+  /** Deletes `from..to` (tombstones); refused unless `confirmation` is exactly the preview's. */
+  'delete.versions': method<DeleteResult>()(
+    z.strictObject({
+      connection: connectionNameSchema,
+      skill: skillIdSchema,
+      from: versionSchema,
+      to: versionSchema,
+      if_match: etagSchema,
+      reason: z.string().trim().min(1, 'give a reason for the audit trail').max(1000),
+      confirmation: z.string().max(200),
+    }),
+  ),
+
+  /** Opens a folder as the workspace (watched for external edits). */
+  'workspace.open': method<WorkspaceView>()(z.strictObject({ dir: z.string().min(1).max(4096) })),
+  /** The open workspace, or null. */
+  'workspace.list': method<WorkspaceView | null>()(empty),
+  'workspace.read': method<WorkspaceFile>()(z.strictObject({ path: workspacePathSchema })),
+  /**
+   * Saves a workspace file atomically. `base_hash` is the hash the edit started
+   * from (null for a new file): a file changed on disk since is a 409 `conflict`
+   * with the disk's hash in `details`, and nothing is written.
+   */
+  'workspace.save': method<WorkspaceFile>()(
+    z.strictObject({ path: workspacePathSchema, text: packageTextSchema, base_hash: z.string().max(100).nullable() }),
+  ),
+  'workspace.close': method<{ closed: boolean }>()(empty),
+
+  /** Autosaved drafts, including those a crash left behind (offered back on reopen). */
+  'drafts.list': method<{ drafts: DraftView[] }>()(empty),
+  'drafts.get': method<DraftView>()(z.strictObject({ id: z.string().min(1).max(512) })),
+  /** Autosaves a draft's text (atomic; survives a crash). */
+  'drafts.save': method<DraftView>()(z.strictObject({ id: z.string().min(1).max(512), text: packageTextSchema })),
+  /** Opens a workspace file as a draft (an existing draft of it is offered back). */
+  'drafts.openFile': method<DraftView>()(z.strictObject({ path: workspacePathSchema })),
+  'drafts.discard': method<{ discarded: boolean }>()(z.strictObject({ id: z.string().min(1).max(512) })),
+
+  /** Providers, aliases as resolved now, prices, and whether keys are present. */
+  'models.list': method<{ providers: ProviderView[] }>()(empty),
+  /** Checks a model spec without calling the model. */
+  'models.check': method<ModelCheck>()(z.strictObject({ spec: z.string().min(1).max(2048) })),
+
+  /** Plans an evaluation: cells, estimated calls and cost, catalogs against the budget, problems. */
+  'evals.plan': method<EvalPlanView>()(evalRequestSchema),
+  /** Starts (or resumes, when the same configuration has an incomplete run) an evaluation. */
+  'evals.start': method<EvalRunView>()(evalRequestSchema),
+  /** Stops one model's column, or the whole run: no new cells; cells in flight finish and are recorded. */
+  'evals.stop': method<EvalRunView>()(z.strictObject({ run: runRef.shape.run, model: z.string().min(1).max(2048).optional() })),
+  /** Resumes an interrupted run from its folder, redoing nothing. */
+  'evals.resume': method<EvalRunView>()(runRef),
+  /** Runs found in the run folder, newest first. */
+  'evals.list': method<{ runs: EvalRunView[] }>()(empty),
+  'evals.get': method<EvalRunDetail>()(runRef),
+  'evals.cells': method<EvalCellsPage>()(
+    z.strictObject({ run: runRef.shape.run, offset: z.number().int().min(0).default(0), limit: z.number().int().min(1).max(20_000).default(5000) }),
+  ),
+  'evals.trace': method<EvalCellTrace>()(z.strictObject({ run: runRef.shape.run, key: z.string().min(1).max(4096) })),
+  'evals.export': method<EvalExport>()(z.strictObject({ run: runRef.shape.run, format: z.enum(['json', 'junit', 'markdown', 'html']) })),
+
+  'reviews.list': method<{ reviews: ReviewSummary[] }>()(
+    z.strictObject({ status: z.enum(['open', 'changes_requested', 'approved', 'rejected', 'published', 'stale']).optional() }),
+  ),
+  'reviews.get': method<ReviewRequest>()(reviewRef),
+  /** Files a publication request for a draft or workspace file. */
+  'reviews.create': method<ReviewRequest>()(
+    z.strictObject({
+      source: z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
+        z.strictObject({ kind: z.literal('file'), path: workspacePathSchema }),
+      ]),
+      connection: connectionNameSchema,
+      note: comment.default(''),
+      eval_run: runRef.shape.run.optional(),
+    }),
+  ),
+  'reviews.approve': method<ReviewRequest>()(reviewRef.extend({ comment: comment.optional() })),
+  'reviews.requestChanges': method<ReviewRequest>()(reviewRef.extend({ comment: comment.optional() })),
+  'reviews.reject': method<ReviewRequest>()(reviewRef.extend({ comment: comment.optional() })),
+  /** A comment anchored to a JSON Pointer of the package. */
+  'reviews.comment': method<ReviewRequest>()(reviewRef.extend({ pointer: z.string().max(1024), text: comment.min(1) })),
+  /** Publishes exactly the approved package with If-Match the recorded ETag; a 412 marks the request stale. */
+  'reviews.publish': method<PublishOutcome>()(reviewRef.extend({ idempotency_key: idempotencyKeySchema })),
+} as const;
+
+/** Every method name. */
+export type WorkbenchMethod = keyof typeof METHODS;
+
+/** The parameters a caller passes to each method (defaults may be omitted). */
+export type WorkbenchParams = { [M in WorkbenchMethod]: z.input<(typeof METHODS)[M]['params']> };
+
+/** The parameters a handler receives: parsed, defaults applied. */
+export type WorkbenchParsedParams = { [M in WorkbenchMethod]: z.output<(typeof METHODS)[M]['params']> };
+
+/** The result of each method. */
+export type WorkbenchResults = { [M in WorkbenchMethod]: NonNullable<(typeof METHODS)[M]['result']> };
+
+/** Method names, sorted. */
+export const METHOD_NAMES: readonly WorkbenchMethod[] = Object.freeze((Object.keys(METHODS) as WorkbenchMethod[]).sort());
+
+/** True when `name` is a method of the contract. */
+export function isWorkbenchMethod(name: unknown): name is WorkbenchMethod {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(METHODS, name);
+}
+
+/** The typed API a client offers: one async function per method. */
+export type WorkbenchApi = {
+  [M in WorkbenchMethod]: (
+    ...params: Record<never, never> extends WorkbenchParams[M] ? [params?: WorkbenchParams[M]] : [params: WorkbenchParams[M]]
+  ) => Promise<WorkbenchResults[M]>;
+};
+
+// ---------------------------------------------------------------------------
+// Events.
+
+/** Every event and its payload. */
+export interface WorkbenchEvents {
+  /** A profile was saved, removed or imported, or a connection's live state changed. */
+  'connections.changed': { kind: 'saved' | 'removed' | 'imported' | 'state'; name?: string; state?: ConnectionState };
+  /** Files of the open workspace were added, changed or removed on disk (by anyone). */
+  'workspace.changed': {
+    root: string;
+    changes: { kind: 'added' | 'changed' | 'removed'; path: string; skill?: SkillId; hash?: string }[];
+  };
+  /** A draft was autosaved, discarded, or its base moved (conflict). */
+  'drafts.changed': { kind: 'saved' | 'discarded' | 'conflict' | 'rebased'; id: string; draft?: DraftView };
+  /** A run started or resumed. */
+  'evals.started': { run: EvalRunView };
+  /**
+   * A run advanced: counters per model and the cells recorded since the last
+   * event (at most a few events a second, however fast cells land).
+   */
+  'evals.progressed': { run: string; progress: EvalProgress; models: EvalModelProgress[]; cells: EvalCell[] };
+  /** A run ended: complete, stopped (incomplete) or failed. */
+  'evals.finished': { run: EvalRunView; summary: EvalSummaryView | null };
+  /** A publication request was created or changed state. */
+  'reviews.changed': { id: string; status: ReviewStatus };
+}
+
+/** Every event name. */
+export type WorkbenchEvent = keyof WorkbenchEvents;
+
+const EVENT_SET: Record<WorkbenchEvent, true> = {
+  'connections.changed': true,
+  'workspace.changed': true,
+  'drafts.changed': true,
+  'evals.started': true,
+  'evals.progressed': true,
+  'evals.finished': true,
+  'reviews.changed': true,
+};
+
+/** Event names, sorted. */
+export const EVENT_NAMES: readonly WorkbenchEvent[] = Object.freeze((Object.keys(EVENT_SET) as WorkbenchEvent[]).sort());
+
+/** True when `name` is an event of the contract. */
+export function isWorkbenchEvent(name: unknown): name is WorkbenchEvent {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(EVENT_SET, name);
+}
+
+/** A listener of one event. */
+export type EventListener<E extends WorkbenchEvent> = (payload: WorkbenchEvents[E]) => void;

@@ -1,0 +1,182 @@
+/**
+ * Open connections of a session, keyed by profile name: several stores stay
+ * open at once, each opened once (concurrent openers share one attempt), and
+ * every use goes through {@link ConnectionPool.use}, which keeps the live state
+ * honest: a store that stops answering turns `offline`, and `open` again as
+ * soon as it answers. Idle stores are closed after a while and reopened on the
+ * next use, as RedisInsight sweeps idle clients.
+ *
+ * Node-only: stores hold sockets and files.
+ */
+import { WorkbenchError } from '../errors';
+import type { SkillStore } from '../store/types';
+import type { ConnectionProfile, ConnectionState, SecretProtection, SecretsPresence } from './contract';
+import { toErrorData } from './errors';
+
+/**
+ * Where profiles come from and how a profile's store is opened: the built-in
+ * default registry alone, or the saved profiles with their secrets.
+ */
+export interface ConnectionSource {
+  /** Every profile, the built-in `default` first. */
+  list(): Promise<ConnectionProfile[]>;
+  /** The profile named `name`; 404 `not_found` otherwise. */
+  get(name: string): Promise<ConnectionProfile>;
+  /** Opens the store of `profile` (with its secrets, guarded by its read-only flag). */
+  open(profile: ConnectionProfile): Promise<SkillStore>;
+  /** Which secrets a profile has saved (names only). */
+  secretsPresence(name: string): Promise<SecretsPresence>;
+  /** How saved secrets are protected at rest. */
+  readonly secretProtection: SecretProtection;
+}
+
+/** Failures that mean "the store is not answering", as opposed to a refused request. */
+const OFFLINE_CODES = new Set(['unavailable', 'timeout']);
+
+interface Entry {
+  profile: ConnectionProfile;
+  store?: SkillStore;
+  opening?: Promise<SkillStore>;
+  state: ConnectionState;
+  lastUsed: number;
+  busy: number;
+}
+
+/** Options of {@link ConnectionPool}. */
+export interface ConnectionPoolOptions {
+  /** Told about every change of a connection's live state. */
+  onState?: (name: string, state: ConnectionState) => void;
+  /** Close stores unused for this long (default 10 minutes; 0 never). */
+  idleMs?: number;
+  clock?: () => number;
+}
+
+/** The open stores of a session. */
+export class ConnectionPool {
+  private readonly entries = new Map<string, Entry>();
+  private readonly sweeper: ReturnType<typeof setInterval> | undefined;
+  private readonly clock: () => number;
+  private closed = false;
+
+  constructor(
+    private readonly source: ConnectionSource,
+    private readonly options: ConnectionPoolOptions = {},
+  ) {
+    this.clock = options.clock ?? Date.now;
+    const idle = options.idleMs ?? 10 * 60_000;
+    if (idle > 0) {
+      this.sweeper = setInterval(() => void this.sweep(idle), Math.min(idle, 60_000));
+      this.sweeper.unref?.();
+    }
+  }
+
+  /** The live state of `name` (`closed` when it was never opened). */
+  state(name: string): ConnectionState {
+    return this.entries.get(name)?.state ?? { status: 'closed', since: new Date(0).toISOString() };
+  }
+
+  /** The profile of an open or opening connection, if any. */
+  profile(name: string): ConnectionProfile | undefined {
+    return this.entries.get(name)?.profile;
+  }
+
+  private setState(name: string, entry: Entry, state: Omit<ConnectionState, 'since'>): void {
+    const same = entry.state.status === state.status && entry.state.description === state.description && entry.state.error?.message === state.error?.message;
+    if (same) return;
+    entry.state = { ...state, since: new Date(this.clock()).toISOString() };
+    this.options.onState?.(name, entry.state);
+  }
+
+  /** Opens (or returns the open) store of profile `name`. */
+  async open(name: string): Promise<SkillStore> {
+    if (this.closed) throw new WorkbenchError('unavailable', 'the workbench is shutting down');
+    const existing = this.entries.get(name);
+    if (existing?.store) {
+      existing.lastUsed = this.clock();
+      return existing.store;
+    }
+    if (existing?.opening) return existing.opening;
+    const profile = await this.source.get(name);
+    const entry: Entry = existing ?? { profile, state: { status: 'closed', since: new Date(this.clock()).toISOString() }, lastUsed: this.clock(), busy: 0 };
+    entry.profile = profile;
+    this.entries.set(name, entry);
+    this.setState(name, entry, { status: 'opening' });
+    entry.opening = this.source.open(profile).then(
+      (store) => {
+        entry.opening = undefined;
+        if (this.closed || this.entries.get(name) !== entry) {
+          void store.close();
+          throw new WorkbenchError('unavailable', `connection '${name}' was closed while it was opening`);
+        }
+        entry.store = store;
+        entry.lastUsed = this.clock();
+        this.setState(name, entry, { status: 'open', description: store.description });
+        return store;
+      },
+      (error: unknown) => {
+        entry.opening = undefined;
+        this.setState(name, entry, { status: 'error', error: toErrorData(error) });
+        throw error;
+      },
+    );
+    return entry.opening;
+  }
+
+  /**
+   * Runs `fn` with the store of `name`, opening it first. A failure that means
+   * the store stopped answering marks it `offline`; any answer marks it `open`.
+   */
+  async use<T>(name: string, fn: (store: SkillStore, profile: ConnectionProfile) => Promise<T>): Promise<T> {
+    const store = await this.open(name);
+    const entry = this.entries.get(name)!;
+    entry.busy++;
+    try {
+      const result = await fn(store, entry.profile);
+      this.setState(name, entry, { status: 'open', description: store.description });
+      return result;
+    } catch (error) {
+      if (error instanceof WorkbenchError && OFFLINE_CODES.has(error.code)) {
+        this.setState(name, entry, { status: 'offline', description: store.description, error: toErrorData(error) });
+      } else if (error instanceof WorkbenchError) {
+        this.setState(name, entry, { status: 'open', description: store.description });
+      }
+      throw error;
+    } finally {
+      entry.busy--;
+      entry.lastUsed = this.clock();
+    }
+  }
+
+  /** Closes the store of `name`; false when it was not open. */
+  async close(name: string): Promise<boolean> {
+    const entry = this.entries.get(name);
+    if (!entry) return false;
+    this.entries.delete(name);
+    const store = entry.store ?? (await entry.opening?.catch(() => undefined));
+    await store?.close();
+    if (entry.state.status !== 'closed') {
+      entry.state = { status: 'closed', since: new Date(this.clock()).toISOString() };
+      this.options.onState?.(name, entry.state);
+    }
+    return store !== undefined;
+  }
+
+  /** Closes a connection whose profile changed, so the next use opens it with the new settings. */
+  async forget(name: string): Promise<void> {
+    await this.close(name);
+  }
+
+  private async sweep(idleMs: number): Promise<void> {
+    const now = this.clock();
+    for (const [name, entry] of [...this.entries]) {
+      if (entry.store && entry.busy === 0 && now - entry.lastUsed >= idleMs) await this.close(name).catch(() => undefined);
+    }
+  }
+
+  /** Closes every store. Idempotent. */
+  async closeAll(): Promise<void> {
+    this.closed = true;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await Promise.allSettled([...this.entries.keys()].map((name) => this.close(name)));
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * The WorkbenchApi service: the handlers of every method a host wires, over
+ * core (stores, package model, models) and the evals port, plus the event hub
+ * the transports forward. The composition roots (`skillbench serve`,
+ * `electron/main.ts`, tests) build one service and hand it to a router.
+ *
+ * Node-only: opens stores and reads the environment.
+ */
+import { userInfo } from 'node:os';
+import { join } from 'node:path';
+import { WorkbenchError } from '../errors';
+import { describeProviders, safeParseModelSpec } from '../models/index';
+import { appDataDir } from '../store/connect';
+import { openSeededStore } from '../store/seed';
+import type { SkillStore } from '../store/types';
+import { CatalogScans } from './catalogScan';
+import type { AppInfo, ConnectionProfile, ConnectionView, ProviderView, WorkbenchResults } from './contract';
+import { EVENT_NAMES } from './contract';
+import { toErrorData } from './errors';
+import { EventHub } from './events';
+import { ConnectionPool, type ConnectionSource } from './pool';
+import type { Handlers, RouterSource } from './router';
+import { storeMethods } from './storeMethods';
+
+/** Name of the built-in profile of the embedded default registry. */
+export const DEFAULT_CONNECTION = 'default';
+
+/** Options of {@link createWorkbenchService}. */
+export interface WorkbenchServiceOptions {
+  /** Which shell serves the UI. */
+  host: AppInfo['host'];
+  /** Skillbench's version, for `app.info`. */
+  version: string;
+  /** Environment: app-data folder, model keys and aliases. */
+  env?: Record<string, string | undefined>;
+  /** The app-data folder (default: `$SKILLBENCH_HOME` or the platform's). */
+  dataDir?: string;
+  /** Profiles and how to open them (default: the built-in `default` registry only). */
+  connections?: ConnectionSource;
+  /** Who the session acts as in audit records (default: the OS user name). */
+  actor?: string;
+  /** Close connections unused for this long (default 10 minutes). */
+  idleMs?: number;
+}
+
+/** A running service. */
+export interface WorkbenchService extends RouterSource {
+  readonly events: EventHub;
+  /** Closes stores, watchers and runs. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The profiles of a host without saved connections: the embedded registry in
+ * the app-data folder, seeded with the example skills the first time it is empty.
+ */
+export function builtinConnections(options: { dataDir: string; env?: Record<string, string | undefined> }): ConnectionSource {
+  const profile: ConnectionProfile = {
+    name: DEFAULT_CONNECTION,
+    label: 'Local registry',
+    environment: null,
+    read_only: false,
+    protected: false,
+    target: { kind: 'local', dir: join(options.dataDir, 'registry') },
+    created_at: new Date(0).toISOString(),
+    updated_at: new Date(0).toISOString(),
+  };
+  return {
+    secretProtection: 'file-permissions',
+    list: async () => [profile],
+    async get(name) {
+      if (name === DEFAULT_CONNECTION) return profile;
+      throw new WorkbenchError('not_found', `no connection named '${name}' (saved: ${DEFAULT_CONNECTION})`, { details: { pointer: '/connection' } });
+    },
+    async open(p): Promise<SkillStore> {
+      if (p.target.kind !== 'local') throw new WorkbenchError('invalid_request', `connection '${p.name}' cannot be opened here`);
+      const { store } = await openSeededStore(undefined, { env: { ...options.env, SKILLBENCH_HOME: options.dataDir } });
+      return store;
+    },
+    secretsPresence: async () => ({}),
+  };
+}
+
+function platformOf(): AppInfo['platform'] {
+  const p = process.platform;
+  return p === 'darwin' || p === 'win32' || p === 'linux' ? p : 'other';
+}
+
+function defaultActor(env: Record<string, string | undefined>): string {
+  try {
+    return userInfo().username || env['USER'] || 'unknown';
+  } catch {
+    return env['USER'] ?? 'unknown';
+  }
+}
+
+/** Builds the service. */
+export function createWorkbenchService(options: WorkbenchServiceOptions): WorkbenchService {
+  const env = options.env ?? process.env;
+  const dataDir = options.dataDir ?? appDataDir(env);
+  const events = new EventHub();
+  const source = options.connections ?? builtinConnections({ dataDir, env });
+  const pool = new ConnectionPool(source, {
+    onState: (name, state) => events.emit('connections.changed', { kind: 'state', name, state }),
+    ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
+  });
+  const scans = new CatalogScans();
+
+  const view = async (profile: ConnectionProfile): Promise<ConnectionView> => ({
+    profile,
+    secrets: await source.secretsPresence(profile.name),
+    state: pool.state(profile.name),
+  });
+
+  const handlers: Handlers = {
+    ...storeMethods({ pool, scans, actor: options.actor ?? defaultActor(env) }),
+
+    'connections.list': async () => ({
+      connections: await Promise.all((await source.list()).map(view)),
+      secret_protection: source.secretProtection,
+    }),
+
+    'connections.open': async (params) => {
+      try {
+        await pool.open(params.name);
+      } catch (error) {
+        // A store that cannot be opened is a state of the connection, shown in the sidebar, not a failed call.
+        if (!(error instanceof WorkbenchError) || error.code === 'not_found') throw error;
+      }
+      return view(await source.get(params.name));
+    },
+
+    'connections.close': async (params) => ({ closed: await pool.close(params.name) }),
+
+    'models.list': async () => ({ providers: (await describeProviders({ env })) satisfies ProviderView[] }),
+
+    'models.check': async (params) => {
+      const parsed = safeParseModelSpec(params.spec);
+      if (!parsed.success) return { spec: params.spec, ok: false, isBaseline: false, error: toErrorData(parsed.error) };
+      return { spec: params.spec, ok: true, isBaseline: parsed.output.kind === 'baseline' };
+    },
+  };
+
+  handlers['app.info'] = async (): Promise<WorkbenchResults['app.info']> => ({
+    version: options.version,
+    host: options.host,
+    methods: (Object.keys(handlers) as (keyof Handlers)[]).sort(),
+    events: [...EVENT_NAMES],
+    workspace: null,
+    platform: platformOf(),
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    handlers,
+    events,
+    subscribe: (listener) => events.subscribe(listener),
+    close() {
+      closing ??= pool.closeAll();
+      return closing;
+    },
+  };
+}

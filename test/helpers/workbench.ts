@@ -1,0 +1,99 @@
+/**
+ * One WorkbenchApi service behind each of its transports, for the contract
+ * suite: direct calls; the web host over a WebSocket (and over plain HTTP
+ * POSTs while no socket is open); and Electron IPC through the stand-ins of
+ * `electronStandIns.ts`.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import WebSocket from 'ws';
+import { createWorkbenchClient, type WorkbenchClient } from '../../core/api/client';
+import { directTransport } from '../../core/api/direct';
+import { Router } from '../../core/api/router';
+import { createWorkbenchService, type WorkbenchService, type WorkbenchServiceOptions } from '../../core/api/service';
+import { startWebHost, type WebHost } from '../../cli/web/host';
+import { createBridge } from '../../electron/bridge';
+import { serveIpc } from '../../electron/ipc';
+import { ipcTransport } from '../../renderer/api/ipc';
+import { socketTransport, type SocketLike } from '../../renderer/api/socket';
+import { IpcMainStandIn, IpcRendererStandIn, WebContentsStandIn } from './electronStandIns';
+
+/** The transports of the contract suite. */
+export const TRANSPORTS = ['direct', 'websocket', 'http', 'ipc'] as const;
+export type TransportName = (typeof TRANSPORTS)[number];
+
+/** A service and a client reaching it through one transport. */
+export interface Workbench {
+  service: WorkbenchService;
+  client: WorkbenchClient;
+  /** The app-data folder of the service. */
+  dataDir: string;
+  web?: WebHost;
+  close(): Promise<void>;
+}
+
+/** The app origin the IPC host trusts. */
+export const APP_ORIGIN = 'app://workbench';
+
+/** Opens a socket with `ws` the way a page of `origin` would, authenticated with the bearer token. */
+export function nodeSocket(token: string, origin?: string): (url: string) => SocketLike {
+  return (url) => new WebSocket(url, { headers: { Authorization: `Bearer ${token}` }, ...(origin && { origin }) }) as unknown as SocketLike;
+}
+
+/** The access token in a web host's URL. */
+export function tokenOf(web: WebHost): string {
+  return new URL(web.url).searchParams.get('token')!;
+}
+
+/** Starts a service (in a fresh app-data folder unless given) and a client over `transport`. */
+export async function openWorkbench(transport: TransportName, options: Partial<WorkbenchServiceOptions> = {}): Promise<Workbench> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'skillbench-api-')));
+  const service = createWorkbenchService({ host: transport === 'ipc' ? 'electron' : transport === 'direct' ? 'direct' : 'browser', version: '0.0.0-test', env: { PATH: process.env['PATH'] }, dataDir, ...options });
+  const router = new Router(service);
+  const cleanup: (() => Promise<void> | void)[] = [];
+  let client: WorkbenchClient;
+  let web: WebHost | undefined;
+  if (transport === 'direct') {
+    client = createWorkbenchClient(directTransport(router));
+  } else if (transport === 'websocket' || transport === 'http') {
+    web = await startWebHost({ router, staticDir: join(dataDir, 'no-renderer') });
+    const token = tokenOf(web);
+    const socket = socketTransport({
+      origin: web.origin,
+      headers: { Authorization: `Bearer ${token}` },
+      // Over `http` no socket ever opens, so every call is a POST.
+      connect: transport === 'websocket' ? nodeSocket(token, web.origin) : () => { throw new Error('no socket in this test'); },
+      minDelayMs: transport === 'http' ? 60_000 : 50,
+    });
+    if (transport === 'websocket') {
+      await new Promise<void>((resolve) => {
+        if (socket.state === 'open') resolve();
+        const off = socket.onState((s) => s === 'open' && (off(), resolve()));
+      });
+    }
+    client = createWorkbenchClient(socket);
+    const host = web;
+    cleanup.push(() => host.close());
+  } else {
+    const ipcMain = new IpcMainStandIn();
+    const window = new WebContentsStandIn(`${APP_ORIGIN}/index.html`);
+    const ipcRenderer = new IpcRendererStandIn(ipcMain, window);
+    const ipcHost = serveIpc({ ipcMain, router, appOrigin: APP_ORIGIN });
+    ipcHost.attach(window as never);
+    client = createWorkbenchClient(ipcTransport(createBridge(ipcRenderer)));
+    cleanup.push(() => ipcHost.dispose());
+  }
+  return {
+    service,
+    client,
+    dataDir,
+    ...(web && { web }),
+    async close() {
+      client.close();
+      for (const c of cleanup.reverse()) await c();
+      await service.close();
+      if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
