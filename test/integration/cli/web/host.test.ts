@@ -164,7 +164,7 @@ describe('web host security', () => {
     ws.send(JSON.stringify({ id: 2, method: 'catalog.page', params: { connection: 'default', limit: 1 } }));
     ws.send('not json');
     ws.send(JSON.stringify({ id: 3, method: 'nope' }));
-    await expect.poll(() => messages.filter((m) => m['id'] === 2 || m['id'] === 3).length).toBe(2);
+    await expect.poll(() => messages.filter((m) => m['id'] === 2 || m['id'] === 3).length, { timeout: 10_000 }).toBe(2);
     ws.close();
     expect(messages.find((m) => m['id'] === 2)).toMatchObject({ ok: true, result: { items: [expect.any(Object)] } });
     expect(messages.find((m) => m['id'] === 3)).toMatchObject({ ok: false, error: { code: 'not_implemented' } });

@@ -227,7 +227,7 @@ describe.each(TRANSPORTS)('WorkbenchApi over %s', (transport) => {
     await wb.client['connections.close']({ name: 'default' });
     const view = await wb.client['connections.open']({ name: 'default' });
     expect(view.state.status).toBe('open');
-    await expect.poll(() => seen.map((e) => e.state?.status)).toEqual(expect.arrayContaining(['closed', 'opening', 'open']));
+    await expect.poll(() => seen.map((e) => e.state?.status), { timeout: 10_000 }).toEqual(expect.arrayContaining(['closed', 'opening', 'open']));
     off();
     const list = await wb.client['connections.list']();
     expect(list.connections[0]).toMatchObject({ profile: { name: 'default' }, state: { status: 'open' } });
