@@ -69,6 +69,12 @@ export interface RunEvalOptions {
   limits?: Partial<SelectorLimits>;
   /** Stop scheduling new cells; cells in flight finish and are recorded. */
   stopSignal?: AbortSignal;
+  /**
+   * Stop scheduling the cells of one model (keyed by spec), as `stopSignal`
+   * does for the whole run: its cells in flight finish and are recorded, the
+   * other models go on, and the run ends incomplete (a rerun resumes it).
+   */
+  modelStopSignals?: ReadonlyMap<string, AbortSignal>;
   /** Stop scheduling and abort the cells in flight (they are not recorded). */
   signal?: AbortSignal;
   /** Rate-limit retries of one model call before the cell is an error (default 6). */
@@ -79,6 +85,26 @@ export interface RunEvalOptions {
   gates?: GateOptions;
   /** Options of each provider's limiter besides its maximum (tests shorten the cool-down). */
   limiter?: { cooldownMs?: number; baseDelayMs?: number; maxDelayMs?: number };
+}
+
+/** One model's share of a run's progress: its column of the matrix. */
+export interface ModelProgress {
+  spec: string;
+  /** Cells of this model recorded, including those found from an earlier attempt. */
+  done: number;
+  total: number;
+  errors: number;
+  /** Cells of this model run by this process. */
+  executed: number;
+  /** Cells per second of this model run by this process so far. */
+  rate: number;
+  /** Estimated milliseconds until this model's cells are recorded: 0 when done, null while unknown or once stopped. */
+  etaMs: number | null;
+  /**
+   * `complete`: every cell recorded; `stopped`: its cells were stopped before
+   * they were all recorded (never shown as complete); `running` otherwise.
+   */
+  status: 'running' | 'stopped' | 'complete';
 }
 
 /** Progress of a run. */
@@ -96,13 +122,20 @@ export interface RunProgress {
   elapsedMs: number;
   /** Cells per second run by this process so far (0 before the first finishes). */
   rate: number;
-  /** Estimated milliseconds until every cell is recorded at that rate: 0 when done, null while there is no rate yet. */
+  /**
+   * Estimated milliseconds until every cell still scheduled is recorded at
+   * that rate (a stopped model's missing cells are not scheduled): 0 when
+   * nothing is left, null while there is no rate yet.
+   */
   etaMs: number | null;
+  /** Each model's column, in the order of the models given. */
+  models: ModelProgress[];
 }
 
 /** Callbacks of {@link runEval}; all optional, none may throw. */
 export interface RunHooks {
-  onStart?(info: { header: RunHeader; runDir: string; progress: RunProgress; tornLine: boolean }): void;
+  /** `snapshot` reads the progress at any time until the run returns (a display ticking between cells). */
+  onStart?(info: { header: RunHeader; runDir: string; progress: RunProgress; tornLine: boolean; snapshot: () => RunProgress }): void;
   onCell?(cell: CellRecord, progress: RunProgress): void;
   onRateLimit?(event: { provider: string; model: string; concurrency: number; waitMs: number; retry: number }): void;
 }
@@ -317,13 +350,44 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
     const done = new Uint8Array(total);
     const aggregator = new Aggregator(header);
     const progress = { done: 0, total, errors: 0, executed: 0, resumed: 0 };
+    const perModel = specs.map(() => ({ done: 0, errors: 0, executed: 0 }));
+    const modelTotal = repeats * U;
+    // stop: no new cells; hard: also abort the cells in flight; a model's stop: no new cells of that model.
+    const stop = new AbortController();
+    const hard = new AbortController();
+    const modelStops = specs.map((s) => options.modelStopSignals?.get(s));
+    const modelStopped = (m: number) => stop.signal.aborted || modelStops[m]?.aborted === true;
     let started = performance.now();
     // Rate and ETA are computed here, once, so every reader (a terminal bar, a UI) shows the same numbers.
     const snapshot = (): RunProgress => {
       const elapsedMs = performance.now() - started;
-      const rate = elapsedMs > 0 ? progress.executed / (elapsedMs / 1000) : 0;
-      const etaMs = progress.done >= total ? 0 : rate > 0 ? ((total - progress.done) / rate) * 1000 : null;
-      return { ...progress, elapsedMs, rate, etaMs };
+      const perSecond = (n: number) => (elapsedMs > 0 ? n / (elapsedMs / 1000) : 0);
+      const rate = perSecond(progress.executed);
+      let scheduled = 0;
+      const columns = perModel.map((c, m): ModelProgress => {
+        const left = modelTotal - c.done;
+        const stopped = left > 0 && modelStopped(m);
+        if (!stopped) scheduled += left;
+        const modelRate = perSecond(c.executed);
+        const etaMs = left === 0 ? 0 : stopped ? null : modelRate > 0 ? (left / modelRate) * 1000 : null;
+        return { spec: specs[m]!, done: c.done, total: modelTotal, errors: c.errors, executed: c.executed, rate: modelRate, etaMs, status: left === 0 ? 'complete' : stopped ? 'stopped' : 'running' };
+      });
+      const etaMs = scheduled === 0 ? 0 : rate > 0 ? (scheduled / rate) * 1000 : null;
+      return { ...progress, elapsedMs, rate, etaMs, models: columns };
+    };
+    const count = (m: number, cell: CellRecord, resumed: boolean) => {
+      const column = perModel[m]!;
+      progress.done++;
+      column.done++;
+      if (resumed) progress.resumed++;
+      else {
+        progress.executed++;
+        column.executed++;
+      }
+      if (cell.outcome === 'error') {
+        progress.errors++;
+        column.errors++;
+      }
     };
 
     const scan = await scanCells(cellsFile, (cell) => {
@@ -334,18 +398,13 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       if (done[index]) return;
       done[index] = 1;
       aggregator.add(cell);
-      progress.done++;
-      progress.resumed++;
-      if (cell.outcome === 'error') progress.errors++;
+      count(m, cell, true);
     });
     await cutTornTail(cellsFile, scan);
     writer = await CellWriter.open(cellsFile);
     started = performance.now();
-    hooks.onStart?.({ header, runDir, progress: snapshot(), tornLine: scan.totalBytes > scan.validBytes });
+    hooks.onStart?.({ header, runDir, progress: snapshot(), tornLine: scan.totalBytes > scan.validBytes, snapshot });
 
-    // stop: no new cells; hard: also abort the cells in flight.
-    const stop = new AbortController();
-    const hard = new AbortController();
     // Every cell in flight listens on these (the model call's abort): a warning at 10 would be noise.
     setMaxListeners(0, stop.signal, hard.signal);
     let fatal: unknown;
@@ -456,9 +515,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       if (cell.outcome === 'error' && cell.latency_ms === 0) cell.latency_ms = Math.round(performance.now() - started);
       await writer!.append(cell);
       aggregator.add(cell);
-      progress.done++;
-      progress.executed++;
-      if (cell.outcome === 'error') progress.errors++;
+      count(m, cell, false);
       hooks.onCell?.(cell, snapshot());
     };
 
@@ -469,9 +526,14 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
         for (let u = 0; u < U; u++) {
           for (const m of ms) {
             const index = (r * U + u) * M + m;
-            if (done[index]) continue;
+            if (done[index] || modelStops[m]?.aborted) continue;
             if (stop.signal.aborted) break outer;
             if (!(await limiter.acquire(stop.signal))) break outer;
+            // The model may have been stopped while this cell waited for a slot.
+            if (modelStops[m]?.aborted) {
+              limiter.release();
+              continue;
+            }
             done[index] = 1;
             const task: Promise<void> = runCell(m, units[u]!, r)
               .catch((error: unknown) => {

@@ -208,6 +208,45 @@ describe('runEval over an emulated OpenAI-compatible endpoint', { timeout: 60_00
     expect(second.summary.totals.cells).toBe(second.progress.total);
   });
 
+  it('stops one model: its column ends stopped and incomplete while the other model completes, and a rerun fills it', async () => {
+    const p = await plan(WEATHER);
+    const slow = await endpoint((q) => ({ text: selectorAnswer(q.kind, []), delayMs: 5 }));
+    const fast = await endpoint((q) => ({ text: selectorAnswer(q.kind, []) }));
+    const a = await model(slow, 'one');
+    const b = await model(fast, 'two');
+    const out = runDir();
+    const stopA = new AbortController();
+    const seen: RunProgress[] = [];
+    const options: RunEvalOptions = { models: [a, b], skills: [p], repeats: 2, concurrency: 2, runDir: out, modelStopSignals: new Map([[a.spec, stopA.signal]]) };
+    const first = await runEval(options, {
+      onCell: (cell, progress) => {
+        seen.push(progress);
+        if (cell.model === a.spec && progress.models[0]!.executed >= 3) stopA.abort();
+      },
+    });
+    expect(first.complete).toBe(false);
+    const [colA, colB] = first.progress.models;
+    expect(colB).toMatchObject({ spec: b.spec, done: p.cases.length * 2, total: p.cases.length * 2, status: 'complete', etaMs: 0 });
+    expect(colA!.status).toBe('stopped');
+    expect(colA!.done).toBeLessThan(colA!.total);
+    expect(colA!.etaMs).toBeNull();
+    // A stopped column's missing cells are not scheduled: the run has nothing left to wait for.
+    expect(first.progress.etaMs).toBe(0);
+    expect(first.summary.verdict.status).toBe('incomplete');
+    // Per-model counters always add up to the run's.
+    for (const q of seen) {
+      expect(q.models.reduce((n, m) => n + m.done, 0)).toBe(q.done);
+      expect(q.models.reduce((n, m) => n + m.errors, 0)).toBe(q.errors);
+      for (const m of q.models) expect(m.rate).toBeCloseTo(m.executed / (q.elapsedMs / 1000), 6);
+    }
+    const before = fast.count;
+    const second = await runEval({ ...options, modelStopSignals: new Map() });
+    expect(second.complete).toBe(true);
+    expect(fast.count).toBe(before);
+    expect(second.progress.models.map((m) => m.status)).toEqual(['complete', 'complete']);
+    expect(second.progress.models[0]!.executed).toBe(colA!.total - colA!.done);
+  });
+
   it('aborts cells in flight on the hard signal and records none of them', async () => {
     const p = await plan(CURRENCY);
     const e = await endpoint(() => ({ hang: true }));
