@@ -41,6 +41,13 @@ export interface CaseTriggerDifference {
   rate_b: number | null;
   /** `rate_a − rate_b`; null unless both sides answered. */
   difference: number | null;
+  /**
+   * Each side's majority verdict on the case (see {@link caseVerdict}): the
+   * case is a pair of the test only when both are `right` or `wrong`; `tie`
+   * left it out as flaky on that side, `none` as unanswered there.
+   */
+  verdict_a: CaseVerdict;
+  verdict_b: CaseVerdict;
 }
 
 /** The result of {@link compareCases}. */
@@ -98,7 +105,7 @@ export function compareCases(cases: Iterable<CasePair>, alpha = 0.05): CaseCompa
       diffSum += Math.abs(difference);
       diffCount++;
     }
-    out.push({ case: c.case, expect: c.expect, rate_a: rateA, rate_b: rateB, difference });
+    out.push({ case: c.case, expect: c.expect, rate_a: rateA, rate_b: rateB, difference, verdict_a: va, verdict_b: vb });
     if (va === 'none' || vb === 'none') {
       unanswered++;
       continue;

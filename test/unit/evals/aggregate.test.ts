@@ -147,9 +147,9 @@ describe('summarize', () => {
     expect(variant).toMatchObject({ a: 'draft', b: 'published', skill: SKILL, unit: 'case', pairs: 1, flaky_a: 2, flaky_b: 0, unanswered: 0, accuracy_a: 1, accuracy_b: 1 });
     expect(variant.test).toMatchObject({ aOnly: 0, bOnly: 0, concordant: 1, pValue: 1, significant: false });
     expect(variant.cases).toEqual([
-      { case: 'c1', expect: 'activate', rate_a: 0.5, rate_b: 1, difference: -0.5 },
-      { case: 'c2', expect: 'activate', rate_a: 1, rate_b: 1, difference: 0 },
-      { case: 'c3', expect: 'not_activate', rate_a: 0.5, rate_b: 0, difference: 0.5 },
+      { case: 'c1', expect: 'activate', rate_a: 0.5, rate_b: 1, difference: -0.5, verdict_a: 'tie', verdict_b: 'right' },
+      { case: 'c2', expect: 'activate', rate_a: 1, rate_b: 1, difference: 0, verdict_a: 'right', verdict_b: 'right' },
+      { case: 'c3', expect: 'not_activate', rate_a: 0.5, rate_b: 0, difference: 0.5, verdict_a: 'tie', verdict_b: 'right' },
     ]);
     expect(variant.mean_abs_trigger_rate_difference).toBeCloseTo(1 / 3, 12);
     const models = summary.comparisons.find((c) => c.kind === 'model' && c.variant === 'draft')!;

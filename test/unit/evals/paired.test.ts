@@ -36,6 +36,13 @@ describe('compareCases', () => {
         expect([ba.test.aOnly, ba.test.bOnly, ba.pairs, ba.flaky_a, ba.flaky_b, ba.unanswered]).toEqual([ab.test.bOnly, ab.test.aOnly, ab.pairs, ab.flaky_b, ab.flaky_a, ab.unanswered]);
         expect(ba.test.pValue).toBeCloseTo(ab.test.pValue, 12);
         expect(ab.pairs + ab.unanswered).toBeLessThanOrEqual(cases.length);
+        // Each case carries both sides' verdicts, and they account for every count of the test.
+        const decided = (v: string) => v === 'right' || v === 'wrong';
+        expect(ab.cases.map((c) => [c.verdict_a, c.verdict_b])).toEqual(cases.map((c) => [caseVerdict(c.expect, c.a), caseVerdict(c.expect, c.b)]));
+        expect(ab.cases.filter((c) => decided(c.verdict_a) && decided(c.verdict_b)).length).toBe(ab.pairs);
+        expect(ab.cases.filter((c) => c.verdict_a === 'right' && c.verdict_b === 'wrong').length).toBe(ab.test.aOnly);
+        expect(ab.cases.filter((c) => c.verdict_a === 'wrong' && c.verdict_b === 'right').length).toBe(ab.test.bOnly);
+        expect(ab.cases.filter((c) => c.verdict_a === 'none' || c.verdict_b === 'none').length).toBe(ab.unanswered);
       }),
     );
   });
