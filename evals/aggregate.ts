@@ -18,6 +18,7 @@
  * - latency percentiles are over cells that did not error; cost counts only
  *   cells that made model calls in this run (cached cells cost nothing).
  */
+import { caseCounts, rateDeltas, rateIntervals, type CaseCounts } from './intervals';
 import { addToConfusion, percentile, rates, type Confusion, type TriggerRate } from './metrics';
 import { compareCases } from './paired';
 import { judgeRun, type GateOptions } from './verdict';
@@ -203,6 +204,15 @@ export class Aggregator {
     return this.totals.errors;
   }
 
+  /** The answered repeats of each case of a skill, as confusion counts, in case order. */
+  private caseCounts(g: Group): CaseCounts[] {
+    return (this.casesBySkill.get(g.skill) ?? []).map((c) => {
+      const info = this.header.cases[c]!;
+      const count = g.cases.get(info.id);
+      return caseCounts(info.expect, count?.k ?? 0, count?.n ?? 0);
+    });
+  }
+
   private skillMetrics(g: Group): SkillMetrics {
     const trigger: Record<string, TriggerRate> = {};
     const flaky: string[] = [];
@@ -226,6 +236,7 @@ export class Aggregator {
       stolen_by: sortedRecord(g.stolen),
       resource_accuracy: g.resourceScored === 0 ? null : g.resourceCorrect / g.resourceScored,
       resource_cases: g.resourceCases.size,
+      intervals: rateIntervals(this.caseCounts(g), `${g.model}|${g.variant}|${g.skill}`),
     };
   }
 
@@ -254,6 +265,12 @@ export class Aggregator {
     };
     if (kind === 'variant') comparison.model = specs[a.m]!;
     else comparison.variant = labels[a.v]!;
+    const countsA = this.caseCounts(groupA);
+    const countsB = this.caseCounts(groupB);
+    comparison.deltas = rateDeltas(
+      countsA.map((x, i) => ({ a: x, b: countsB[i]! })),
+      `${kind}|${skill}|${comparison.a}|${comparison.b}|${comparison.model ?? comparison.variant}`,
+    );
     return comparison;
   }
 

@@ -8,6 +8,7 @@
  */
 import type { SelectionTrace } from '../core/selector/select';
 import type { SelectorDiagnostic } from '../core/selector/types';
+import type { RateDeltas, RateIntervals } from './intervals';
 import type { Confusion, Expectation, Rates, TriggerRate } from './metrics';
 import type { CaseComparison } from './paired';
 import type { EvalCase } from './suite';
@@ -140,6 +141,8 @@ export interface SkillMetrics extends Confusion, Rates {
   resource_accuracy: number | null;
   /** Distinct cases with expected resources that have at least one scored cell. */
   resource_cases: number;
+  /** 95 % intervals of the rates, by a case bootstrap (evals/intervals.ts); absent in summaries written before they existed. */
+  intervals?: RateIntervals;
 }
 
 /** Metrics of one model over the whole run. */
@@ -182,6 +185,12 @@ export interface PairedComparison extends CaseComparison {
   model?: string;
   /** The variant of a model comparison. */
   variant?: string;
+  /**
+   * Differences `a − b` of the per-cell accuracy, precision and recall (the
+   * rates of the two skill rows), with 95 % case-bootstrap intervals that keep
+   * the pairing (evals/intervals.ts).
+   */
+  deltas?: RateDeltas;
 }
 
 /** Everything aggregated from the cells of a run. */

@@ -1,0 +1,228 @@
+/**
+ * Confidence intervals of activation rates, and of the differences between
+ * two sides of a paired comparison, by a case bootstrap.
+ *
+ * Repeats of one request are not independent observations (see paired.ts), so
+ * the bootstrap resamples cases, never cells: a resample draws as many cases
+ * as there are, with replacement, each bringing every answered repeat it has.
+ * The rates of a resample are computed exactly as the summary computes them
+ * (`rates` of evals/metrics.ts over the summed counts), and the interval is
+ * the percentile interval of the resamples (nearest rank). For a comparison
+ * both sides are resampled together, case by case, so the interval of a
+ * difference keeps the pairing.
+ *
+ * Deterministic: the generator (mulberry32) is seeded from the identity of
+ * what is measured (FNV-1a of a label), so a run gives the same intervals on
+ * every machine and every read. An outside recount with another generator
+ * gets intervals that agree to within bootstrap noise, not digit for digit.
+ *
+ * An interval is null when its rate is null, when fewer than
+ * {@link MIN_CASES} cases were answered, or when fewer than 90 % of the
+ * resamples define the rate (a precision with almost no activations).
+ */
+import { rates, type Confusion } from './metrics';
+
+/** Resamples per interval. */
+export const RESAMPLES = 2000;
+/** Coverage of every interval. */
+export const LEVEL = 0.95;
+/** Fewer answered cases than this give no interval: a bootstrap of two or three cases only restates them. */
+export const MIN_CASES = 5;
+
+/** The answered repeats of one case, as confusion counts. */
+export interface CaseCounts {
+  tp: number;
+  fp: number;
+  tn: number;
+  fn: number;
+}
+
+/** A two-sided interval. */
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+/** Intervals of the rates of one skill row. */
+export interface RateIntervals {
+  /** `case bootstrap`: cases are resampled, each with all its repeats. */
+  method: 'case bootstrap';
+  level: number;
+  resamples: number;
+  accuracy: Interval | null;
+  precision: Interval | null;
+  recall: Interval | null;
+  f1: Interval | null;
+}
+
+/** The difference of one rate between the two sides of a comparison (`a − b`), with its interval. */
+export interface RateDelta {
+  /** `rate_a − rate_b` over every answered cell of each side; null when either rate is. */
+  value: number | null;
+  interval: Interval | null;
+}
+
+/** Differences of the per-cell rates between the two sides of a comparison. */
+export interface RateDeltas {
+  method: 'case bootstrap';
+  level: number;
+  resamples: number;
+  accuracy: RateDelta;
+  precision: RateDelta;
+  recall: RateDelta;
+}
+
+type RateName = 'accuracy' | 'precision' | 'recall' | 'f1';
+
+/** The counts of a case from its trigger rate: `k` activations among `n` answered repeats. */
+export function caseCounts(expect: 'activate' | 'not_activate', k: number, n: number): CaseCounts {
+  return expect === 'activate' ? { tp: k, fn: n - k, fp: 0, tn: 0 } : { tp: 0, fn: 0, fp: k, tn: n - k };
+}
+
+/** FNV-1a (32 bit) of a label: the seed of its intervals. */
+export function seedOf(label: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < label.length; i++) {
+    h ^= label.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** mulberry32: a small, fast, well-mixed 32-bit generator, returning integers in [0, n). */
+function generator(seed: number): (n: number) => number {
+  let a = seed >>> 0;
+  return (n) => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+function confusion(counts: CaseCounts): Confusion {
+  return { ...counts, errors: 0, invalid: 0 };
+}
+
+function sum(cases: readonly CaseCounts[]): CaseCounts {
+  const total = { tp: 0, fp: 0, tn: 0, fn: 0 };
+  for (const c of cases) {
+    total.tp += c.tp;
+    total.fp += c.fp;
+    total.tn += c.tn;
+    total.fn += c.fn;
+  }
+  return total;
+}
+
+/** Nearest-rank percentile interval of `values` (sorted in place); null when too few resamples define it. */
+function percentileInterval(values: number[], resamples: number, level: number): Interval | null {
+  if (values.length < 0.9 * resamples) return null;
+  values.sort((x, y) => x - y);
+  const tail = (1 - level) / 2;
+  const at = (p: number) => values[Math.min(values.length, Math.max(1, Math.ceil(p * values.length))) - 1]!;
+  return { low: at(tail), high: at(1 - tail) };
+}
+
+/** The counts as four columns, so a resample reads numbers, not objects. */
+function columnsOf(cases: readonly CaseCounts[]): Record<keyof CaseCounts, Int32Array> {
+  return {
+    tp: Int32Array.from(cases, (c) => c.tp),
+    fp: Int32Array.from(cases, (c) => c.fp),
+    tn: Int32Array.from(cases, (c) => c.tn),
+    fn: Int32Array.from(cases, (c) => c.fn),
+  };
+}
+
+const answered = (c: CaseCounts) => c.tp + c.fp + c.tn + c.fn > 0;
+
+/**
+ * Intervals of accuracy, precision, recall and F1 over `cases` (the answered
+ * repeats of each case of one skill row). `label` names the row and seeds
+ * the generator.
+ */
+export function rateIntervals(cases: readonly CaseCounts[], label: string, options: { resamples?: number; level?: number } = {}): RateIntervals {
+  const resamples = options.resamples ?? RESAMPLES;
+  const level = options.level ?? LEVEL;
+  const used = cases.filter(answered);
+  const result: RateIntervals = { method: 'case bootstrap', level, resamples, accuracy: null, precision: null, recall: null, f1: null };
+  if (used.length < MIN_CASES) return result;
+  const point = rates(confusion(sum(used)));
+  const names: RateName[] = ['accuracy', 'precision', 'recall', 'f1'];
+  const samples: Record<RateName, number[]> = { accuracy: [], precision: [], recall: [], f1: [] };
+  const draw = generator(seedOf(label));
+  const columns = columnsOf(used);
+  const n = used.length;
+  for (let b = 0; b < resamples; b++) {
+    let tp = 0, fp = 0, tn = 0, fn = 0;
+    for (let i = 0; i < n; i++) {
+      const j = draw(n);
+      tp += columns.tp[j]!;
+      fp += columns.fp[j]!;
+      tn += columns.tn[j]!;
+      fn += columns.fn[j]!;
+    }
+    const total = { tp, fp, tn, fn, errors: 0, invalid: 0 };
+    const r = rates(total);
+    for (const name of names) if (r[name] !== null) samples[name].push(r[name]);
+  }
+  for (const name of names) if (point[name] !== null) result[name] = percentileInterval(samples[name], resamples, level);
+  return result;
+}
+
+/**
+ * Differences `a − b` of accuracy, precision and recall between two sides
+ * measured on the same cases (`pairs[i]` holds case i on each side), with
+ * intervals from resampling the cases jointly. `label` names the comparison
+ * and seeds the generator.
+ */
+export function rateDeltas(pairs: readonly { a: CaseCounts; b: CaseCounts }[], label: string, options: { resamples?: number; level?: number } = {}): RateDeltas {
+  const resamples = options.resamples ?? RESAMPLES;
+  const level = options.level ?? LEVEL;
+  const names = ['accuracy', 'precision', 'recall'] as const;
+  const pointA = rates(confusion(sum(pairs.map((p) => p.a))));
+  const pointB = rates(confusion(sum(pairs.map((p) => p.b))));
+  const delta = (name: (typeof names)[number]): number | null => (pointA[name] === null || pointB[name] === null ? null : pointA[name] - pointB[name]);
+  const result: RateDeltas = {
+    method: 'case bootstrap',
+    level,
+    resamples,
+    accuracy: { value: delta('accuracy'), interval: null },
+    precision: { value: delta('precision'), interval: null },
+    recall: { value: delta('recall'), interval: null },
+  };
+  // Cases answered on both sides carry the difference; the rest are left out of the resamples as they are of the test.
+  const used = pairs.filter((p) => answered(p.a) && answered(p.b));
+  if (used.length < MIN_CASES) return result;
+  const samples: Record<(typeof names)[number], number[]> = { accuracy: [], precision: [], recall: [] };
+  const draw = generator(seedOf(label));
+  const a = columnsOf(used.map((p) => p.a));
+  const b = columnsOf(used.map((p) => p.b));
+  const n = used.length;
+  for (let s = 0; s < resamples; s++) {
+    let atp = 0, afp = 0, atn = 0, afn = 0, btp = 0, bfp = 0, btn = 0, bfn = 0;
+    for (let i = 0; i < n; i++) {
+      const j = draw(n);
+      atp += a.tp[j]!;
+      afp += a.fp[j]!;
+      atn += a.tn[j]!;
+      afn += a.fn[j]!;
+      btp += b.tp[j]!;
+      bfp += b.fp[j]!;
+      btn += b.tn[j]!;
+      bfn += b.fn[j]!;
+    }
+    const ta = { tp: atp, fp: afp, tn: atn, fn: afn, errors: 0, invalid: 0 };
+    const tb = { tp: btp, fp: bfp, tn: btn, fn: bfn, errors: 0, invalid: 0 };
+    const ra = rates(ta);
+    const rb = rates(tb);
+    for (const name of names) {
+      const x = ra[name];
+      const y = rb[name];
+      if (x !== null && y !== null) samples[name].push(x - y);
+    }
+  }
+  for (const name of names) if (result[name].value !== null) result[name].interval = percentileInterval(samples[name], resamples, level);
+  return result;
+}

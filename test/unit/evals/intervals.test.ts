@@ -1,0 +1,105 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { caseCounts, MIN_CASES, rateDeltas, rateIntervals, seedOf, type CaseCounts } from '../../../evals/intervals';
+import { rates } from '../../../evals/metrics';
+
+/** A small deterministic generator for simulated runs (independent of the one under test). */
+function lcg(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 4294967296;
+  };
+}
+
+const caseArb = fc.record({ expect: fc.constantFrom('activate' as const, 'not_activate' as const), k: fc.nat(3), extra: fc.nat(3) }).map(({ expect, k, extra }) => caseCounts(expect, k, k + extra));
+
+describe('rateIntervals', () => {
+  it('is deterministic, and repeats of a deterministic model do not narrow it (cases are resampled, not cells)', () => {
+    const once: CaseCounts[] = Array.from({ length: 24 }, (_, i) => caseCounts(i % 2 ? 'activate' : 'not_activate', i % 3 === 0 ? 1 : 0, 1));
+    const a = rateIntervals(once, 'm|draft|s/x');
+    expect(rateIntervals(once, 'm|draft|s/x')).toEqual(a);
+    // Five identical repeats of every case: the same intervals, not five times the evidence.
+    const five = once.map((c) => ({ tp: c.tp * 5, fp: c.fp * 5, tn: c.tn * 5, fn: c.fn * 5 }));
+    expect(rateIntervals(five, 'm|draft|s/x')).toEqual(a);
+    expect(a.recall).not.toBeNull();
+    expect(a.recall!.low).toBeLessThan(a.recall!.high);
+  });
+
+  it('brackets the rate and stays inside [0, 1]', () => {
+    fc.assert(
+      fc.property(fc.array(caseArb, { minLength: MIN_CASES, maxLength: 40 }), fc.string(), (cases, label) => {
+        const r = rateIntervals(cases, label, { resamples: 300 });
+        const point = rates({ ...cases.reduce((t, c) => ({ tp: t.tp + c.tp, fp: t.fp + c.fp, tn: t.tn + c.tn, fn: t.fn + c.fn }), { tp: 0, fp: 0, tn: 0, fn: 0 }), errors: 0, invalid: 0 });
+        for (const name of ['accuracy', 'precision', 'recall', 'f1'] as const) {
+          const i = r[name];
+          if (point[name] === null) expect(i).toBeNull();
+          if (!i) continue;
+          expect(i.low).toBeGreaterThanOrEqual(0);
+          expect(i.high).toBeLessThanOrEqual(1);
+          expect(i.low).toBeLessThanOrEqual(i.high);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('gives no interval on too few answered cases, or when a rate has no denominator', () => {
+    const few = Array.from({ length: MIN_CASES - 1 }, () => caseCounts('activate', 1, 2));
+    expect(rateIntervals(few, 'x')).toMatchObject({ accuracy: null, precision: null, recall: null, f1: null });
+    // Unanswered cases (every repeat errored) do not count toward the minimum.
+    expect(rateIntervals([...few, caseCounts('activate', 0, 0)], 'x').recall).toBeNull();
+    const neverActivated = Array.from({ length: 10 }, () => caseCounts('not_activate', 0, 3));
+    const r = rateIntervals(neverActivated, 'x');
+    expect(r.precision).toBeNull();
+    expect(r.recall).toBeNull();
+    expect(r.accuracy).toEqual({ low: 1, high: 1 });
+  });
+
+  it('covers a known recall about 95 % of the time on simulated runs', () => {
+    const truth = 0.7;
+    const runs = 300;
+    let covered = 0;
+    const random = lcg(12345);
+    for (let run = 0; run < runs; run++) {
+      const cases = Array.from({ length: 50 }, () => caseCounts('activate', random() < truth ? 1 : 0, 1));
+      const r = rateIntervals(cases, `sim${run}`, { resamples: 1000 });
+      if (r.recall && r.recall.low <= truth && truth <= r.recall.high) covered++;
+    }
+    // Percentile bootstrap intervals run slightly narrow on 50 cases; far from 95 % would be a bug.
+    expect(covered / runs).toBeGreaterThan(0.89);
+    expect(covered / runs).toBeLessThan(0.99);
+  });
+
+  it('seeds from the label', () => {
+    expect(seedOf('a')).not.toBe(seedOf('b'));
+    expect(seedOf('')).toBe(0x811c9dc5);
+  });
+});
+
+describe('rateDeltas', () => {
+  it('is the difference of the two rows\' rates, zero with a zero-width interval for identical sides, and antisymmetric', () => {
+    const side = Array.from({ length: 20 }, (_, i) => caseCounts(i % 2 ? 'activate' : 'not_activate', i % 3 === 0 ? 2 : 1, 3));
+    const same = rateDeltas(side.map((x) => ({ a: x, b: x })), 'v');
+    expect(same.recall).toEqual({ value: 0, interval: { low: 0, high: 0 } });
+    const worse = side.map((x) => ({ ...x, tp: 0, fn: x.tp + x.fn }));
+    const ab = rateDeltas(side.map((x, i) => ({ a: x, b: worse[i]! })), 'v');
+    const ba = rateDeltas(side.map((x, i) => ({ a: worse[i]!, b: x })), 'v');
+    expect(ab.recall.value).toBeGreaterThan(0);
+    expect(ba.recall.value).toBeCloseTo(-ab.recall.value!, 12);
+    // Same seed, mirrored draws: the interval mirrors too.
+    expect(ba.recall.interval!.low).toBeCloseTo(-ab.recall.interval!.high, 12);
+    expect(ab.recall.interval!.low).toBeGreaterThan(0);
+    // Precision of the worse side is undefined (it never activates on a positive case, yet it does on negatives: 0).
+    expect(ab.precision.value).not.toBeNull();
+  });
+
+  it('leaves out cases a side never answered, and gives no interval below the minimum', () => {
+    const pairs = Array.from({ length: MIN_CASES }, () => ({ a: caseCounts('activate', 1, 1), b: caseCounts('activate', 0, 1) }));
+    expect(rateDeltas(pairs, 'v').recall.interval).not.toBeNull();
+    pairs[0] = { a: caseCounts('activate', 1, 1), b: caseCounts('activate', 0, 0) };
+    const r = rateDeltas(pairs, 'v');
+    expect(r.recall.value).toBe(1);
+    expect(r.recall.interval).toBeNull();
+  });
+});
