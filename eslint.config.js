@@ -40,7 +40,7 @@ export default tseslint.config(
   },
   {
     // Pure, isomorphic modules: they run in a renderer Web Worker too.
-    files: ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts'],
+    files: ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: upperLayers.message }, ...noNode], patterns: [upperLayers, nodeOnlyCore] }],
     },
@@ -52,9 +52,21 @@ export default tseslint.config(
     },
   },
   {
+    // The renderer may take the engine's result types (import type from evals/), never its code.
     files: ['renderer/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The renderer talks to the backend only through the WorkbenchApi client.' }, ...noNode], patterns: [nodeOnlyCore, { group: ['**/evals/**', '**/cli/**', '**/electron/**'], message: 'The renderer talks to the backend only through the WorkbenchApi client.' }] }],
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'The renderer talks to the backend only through the WorkbenchApi client.' }, ...noNode],
+          patterns: [
+            nodeOnlyCore,
+            { group: ['**/cli/**', '**/electron/**'], message: 'The renderer talks to the backend only through the WorkbenchApi client.' },
+            { group: ['**/evals/**'], allowTypeImports: true, message: 'The renderer talks to the backend only through the WorkbenchApi client; it may import the engine\'s types (import type), never its code.' },
+          ],
+        },
+      ],
     },
   },
 );

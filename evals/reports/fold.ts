@@ -4,6 +4,7 @@
  * matrix cell. Memory grows with models × variants × cases, never with repeats
  * or trace sizes.
  */
+import { correctCount as sharedCorrect, repeatsFlaky, repeatsVerdict, wrongCount as sharedWrong, type RepeatsVerdict } from '../../core/report/repeats';
 import type { Expectation } from '../metrics';
 import type { CellRecord } from '../types';
 
@@ -37,35 +38,19 @@ export interface CaseFold {
 }
 
 /** A fold's verdict: majority correct, majority wrong, or not decidable because of errors. */
-export type FoldVerdict = 'pass' | 'fail' | 'error';
+export type FoldVerdict = RepeatsVerdict;
 
 /** Repeats whose answer matched the expectation. */
-export function correctCount(f: CaseFold): number {
-  return f.expect === 'activate' ? f.activated : f.notActivated;
-}
+export const correctCount: (f: CaseFold) => number = sharedCorrect;
 
 /** Repeats that answered and were wrong. */
-export function wrongCount(f: CaseFold): number {
-  return f.expect === 'activate' ? f.notActivated : f.activated;
-}
+export const wrongCount: (f: CaseFold) => number = sharedWrong;
 
-/**
- * A case passes when strictly more than half of all its repeats were correct.
- * Otherwise it failed when wrong answers are at least as many as errors, and
- * is an error when errors dominate: a flaky endpoint must not read as a
- * wrong skill, nor as a passing one.
- */
-export function verdict(f: CaseFold): FoldVerdict {
-  const correct = correctCount(f);
-  if (correct * 2 > f.n) return 'pass';
-  return wrongCount(f) >= f.errors && wrongCount(f) > 0 ? 'fail' : 'error';
-}
+/** The fold's verdict (core/report/repeats.ts: the rule every case × model view shares). */
+export const verdict: (f: CaseFold) => FoldVerdict = repeatsVerdict;
 
 /** The repeats disagreed among those that answered. */
-export function isFlaky(f: CaseFold): boolean {
-  const answered = f.activated + f.notActivated;
-  return f.activated > 0 && f.activated < answered;
-}
+export const isFlaky: (f: CaseFold) => boolean = repeatsFlaky;
 
 /** Whether one cell's answer matched its expectation (null for an error cell). */
 export function cellCorrect(cell: Pick<CellRecord, 'expect' | 'outcome'>): boolean | null {
