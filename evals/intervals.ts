@@ -192,9 +192,10 @@ export function rateDeltas(pairs: readonly { a: CaseCounts; b: CaseCounts }[], l
     precision: { value: delta('precision'), interval: null },
     recall: { value: delta('recall'), interval: null },
   };
-  // Cases answered on both sides carry the difference; the rest are left out of the resamples as they are of the test.
-  const used = pairs.filter((p) => answered(p.a) && answered(p.b));
-  if (used.length < MIN_CASES) return result;
+  // A case answered on one side only counts on that side, as it does in the rows' rates, so the
+  // resampled differences centre on the rows' difference; the draw of cases is shared, so the pairing holds.
+  const used = pairs.filter((p) => answered(p.a) || answered(p.b));
+  if (used.filter((p) => answered(p.a)).length < MIN_CASES || used.filter((p) => answered(p.b)).length < MIN_CASES) return result;
   const samples: Record<(typeof names)[number], number[]> = { accuracy: [], precision: [], recall: [] };
   const draw = generator(seedOf(label));
   const a = columnsOf(used.map((p) => p.a));

@@ -94,6 +94,22 @@ describe('rateDeltas', () => {
     expect(ab.precision.value).not.toBeNull();
   });
 
+  it('counts a case one side never answered on the other side alone, so the interval stays around the rows\' difference', () => {
+    // The draft (a) is right exactly on the eight cases the published side (b) never answered; b is right on the rest.
+    const pairs = Array.from({ length: 16 }, (_, i) => {
+      const skipped = i < 8;
+      return { a: caseCounts('activate', skipped ? 3 : 0, 3), b: skipped ? caseCounts('activate', 0, 0) : caseCounts('activate', 3, 3) };
+    });
+    const r = rateDeltas(pairs, 'v');
+    expect(r.recall.value).toBe(-0.5);
+    for (const name of ['accuracy', 'recall'] as const) {
+      const d = r[name];
+      expect(d.interval).not.toBeNull();
+      expect(d.interval!.low).toBeLessThanOrEqual(d.value!);
+      expect(d.interval!.high).toBeGreaterThanOrEqual(d.value!);
+    }
+  });
+
   it('leaves out cases a side never answered, and gives no interval below the minimum', () => {
     const pairs = Array.from({ length: MIN_CASES }, () => ({ a: caseCounts('activate', 1, 1), b: caseCounts('activate', 0, 1) }));
     expect(rateDeltas(pairs, 'v').recall.interval).not.toBeNull();
