@@ -8,19 +8,10 @@
  * the desktop UI show the same verdict without deriving it again. The shape
  * is plain data and stable: add fields, never repurpose one.
  */
-import type { CatalogRecord, EvalSummary, EvalVerdict, GateResult, PairedComparison, RunHeader, SkillMetrics, VerdictWarning } from './types';
+import { catalogOverBudget } from '../core/report/catalog';
+import type { EvalSummary, EvalVerdict, GateResult, PairedComparison, RunHeader, SkillMetrics, VerdictWarning } from './types';
 
-/**
- * Why the selector skips automatic activation for a recorded catalog, if it
- * does: over its token budget, or more auto candidates than the limit.
- */
-export function catalogOverBudget(c: CatalogRecord): { code: 'catalog_over_budget' | 'too_many_auto_candidates'; reason: string } | undefined {
-  if (c.tokens > c.budget) return { code: 'catalog_over_budget', reason: `${c.tokens} estimated tokens, above its budget of ${c.budget}` };
-  if (c.auto_candidates !== undefined && c.max_auto_candidates !== undefined && c.auto_candidates > c.max_auto_candidates) {
-    return { code: 'too_many_auto_candidates', reason: `${c.auto_candidates} auto candidates, above maxAutoCandidates (${c.max_auto_candidates})` };
-  }
-  return undefined;
-}
+export { catalogOverBudget } from '../core/report/catalog';
 
 /** Gate thresholds; each is off when unset. */
 export interface GateOptions {
