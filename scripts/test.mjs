@@ -12,6 +12,8 @@ const REQUIRED = [
   // The admin API test replays the guide's curl session; TLS tests make certificates with openssl.
   { command: 'curl', pkg: 'curl' },
   { command: 'openssl', pkg: 'openssl' },
+  // The end-to-end tests drive Debian's Chromium through playwright-core (no browser download).
+  { command: 'chromium', pkg: 'chromium' },
 ];
 
 function onPath(command) {

@@ -1,0 +1,238 @@
+/**
+ * The end-to-end harness: the real `skillbench serve` binary, the renderer as
+ * `vite build` emits it, and Debian's Chromium driven through playwright-core
+ * (never a downloaded browser).
+ *
+ * ```ts
+ * const app = await startApp();              // builds the renderer if stale, serves it on a free port
+ * const page = await app.page();             // a fresh browser context, signed in with the launch's token
+ * await page.getByTestId('shell').waitFor();
+ * await screenshot(page, 'catalog-1280');    // test/e2e/screenshots/catalog-1280.png
+ * await app.close();                         // browser, server and temp folder
+ * ```
+ *
+ * The app-data folder is a fresh temp dir per app, so the embedded registry
+ * starts empty (the server seeds it with the example skills on first use);
+ * `seed` writes skills into it through the store API before the server starts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { openLocalStore } from '../../core/store/local';
+import type { SkillStore } from '../../core/store/types';
+import { startCli } from '../helpers/cli';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const DIST = join(ROOT, 'dist', 'renderer');
+const STAMP = join(ROOT, 'dist', '.renderer-build-stamp');
+const LOCK = join(ROOT, 'dist', '.renderer-build-lock');
+/** Where screenshots go (ignored by Git). */
+export const SCREENSHOTS = join(ROOT, 'test', 'e2e', 'screenshots');
+
+/** Generous limits for a loaded two-core machine; never a speed assertion. */
+export const E2E_TIMEOUT_MS = 180_000;
+/** Time for the renderer build, the server start and the browser launch together. */
+export const E2E_SETUP_TIMEOUT_MS = 600_000;
+/** How long one UI expectation waits (playwright's default timeout for actions and locators). */
+export const UI_WAIT_MS = 30_000;
+
+/** The two window sizes every view must read well at. */
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+] as const;
+
+/** The browser: `SKILLBENCH_CHROMIUM`, else Debian's `/usr/bin/chromium`. */
+export function chromiumPath(): string {
+  const path = process.env['SKILLBENCH_CHROMIUM'] ?? '/usr/bin/chromium';
+  if (!existsSync(path)) throw new Error(`no browser at ${path}: install Chromium (Debian: apt-get install chromium) or set SKILLBENCH_CHROMIUM`);
+  return path;
+}
+
+/** Inputs of the renderer bundle: when any is newer than the last build, it is rebuilt. */
+const INPUTS = ['renderer', 'core', 'vite.config.ts', 'package-lock.json', 'tsconfig.json'];
+
+function newestMtime(path: string): number {
+  let info;
+  try {
+    info = statSync(path);
+  } catch {
+    return 0;
+  }
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = info.mtimeMs;
+  for (const name of readdirSync(path)) {
+    if (name === 'node_modules') continue;
+    newest = Math.max(newest, newestMtime(join(path, name)));
+  }
+  return newest;
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Builds the renderer (`vite build` → dist/renderer) unless the last build is
+ * newer than every input. Test files running in parallel workers share one
+ * build: a lock folder makes the others wait for it.
+ */
+export function ensureRendererBuilt(): void {
+  const fresh = () => existsSync(join(DIST, 'index.html')) && existsSync(STAMP) && statSync(STAMP).mtimeMs >= Math.max(...INPUTS.map((p) => newestMtime(join(ROOT, p))));
+  if (fresh()) return;
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  const deadline = Date.now() + E2E_SETUP_TIMEOUT_MS;
+  for (;;) {
+    try {
+      mkdirSync(LOCK);
+      break;
+    } catch {
+      // Another worker builds; a lock older than the setup limit belongs to a dead one.
+      try {
+        if (Date.now() - statSync(LOCK).mtimeMs > E2E_SETUP_TIMEOUT_MS) rmSync(LOCK, { recursive: true, force: true });
+      } catch {
+        // It went away between the two calls.
+      }
+      if (Date.now() > deadline) throw new Error('timed out waiting for another renderer build');
+      sleepSync(500);
+    }
+  }
+  try {
+    if (fresh()) return;
+    const started = Date.now();
+    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NODE_ENV: 'production' },
+    });
+    if (build.status !== 0) throw new Error(`vite build failed (exit ${build.status}):\n${build.stderr}\n${build.stdout}`);
+    // The stamp records when the build started: an input saved during the build makes it stale again.
+    writeFileSync(STAMP, new Date(started).toISOString());
+    utimesSync(STAMP, started / 1000, started / 1000);
+  } finally {
+    rmSync(LOCK, { recursive: true, force: true });
+  }
+}
+
+const ERRORS = new WeakMap<Page, string[]>();
+
+/** Options of {@link startApp}. */
+export interface AppOptions {
+  /** Writes into the embedded registry before the server starts (it then seeds no examples). */
+  seed?: (store: SkillStore) => Promise<void>;
+  /** Extra environment for the server. */
+  env?: Record<string, string>;
+}
+
+/** A running `skillbench serve` and a browser pointed at it. */
+export interface App {
+  /** The address the server printed, with its token. */
+  url: string;
+  origin: string;
+  token: string;
+  /** The app-data folder (`SKILLBENCH_HOME`). */
+  home: string;
+  /** The embedded registry's folder. */
+  registry: string;
+  browser: Browser;
+  /** Everything the server wrote to stderr so far. */
+  serverLog(): string;
+  /** A new signed-in browser context and page at `viewport` (default 1280×800). */
+  page(viewport?: { width: number; height: number }): Promise<Page>;
+  /** Calls a WorkbenchApi method over HTTP with the bearer token, as a script would. */
+  call<T = unknown>(method: string, params?: unknown): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** Starts the server (building the renderer if needed) and launches Chromium. */
+export async function startApp(options: AppOptions = {}): Promise<App> {
+  ensureRendererBuilt();
+  const home = await mkdtemp(join(tmpdir(), 'skillbench-e2e-'));
+  const registry = join(home, 'registry');
+  if (options.seed) {
+    const store = await openLocalStore(registry, { durable: false });
+    try {
+      await options.seed(store);
+    } finally {
+      await store.close();
+    }
+  }
+  const { child, done } = startCli(['serve', '--port', '0'], { cwd: home, env: { SKILLBENCH_HOME: home, USER: 'e2e', ...options.env } });
+  let stderr = '';
+  child.stderr!.on('data', (c) => (stderr += String(c)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += String(chunk);
+      const newline = out.indexOf('\n');
+      if (newline >= 0) {
+        child.stdout!.off('data', onData);
+        resolve(out.slice(0, newline).trim());
+      }
+    };
+    child.stdout!.on('data', onData);
+    done.then((run) => reject(new Error(`skillbench serve exited (${run.code}) before printing its address:\n${run.stderr}`)), reject);
+  });
+  const parsed = new URL(url);
+  const token = parsed.searchParams.get('token') ?? '';
+  const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'] });
+  const contexts: BrowserContext[] = [];
+  let closed = false;
+  return {
+    url,
+    origin: parsed.origin,
+    token,
+    home,
+    registry,
+    browser,
+    serverLog: () => stderr,
+    async page(viewport = VIEWPORTS[0]) {
+      const context = await browser.newContext({ viewport: { ...viewport }, colorScheme: 'dark', reducedMotion: 'reduce' });
+      context.setDefaultTimeout(UI_WAIT_MS);
+      contexts.push(context);
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      ERRORS.set(page, errors);
+      await page.goto(url);
+      await page.getByTestId('shell').waitFor();
+      return page;
+    },
+    async call<T>(method: string, params: unknown = {}) {
+      const res = await fetch(`${parsed.origin}/api/${method}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(params),
+      });
+      const envelope = (await res.json()) as { ok: true; result: T } | { ok: false; error: { code: string; message: string } };
+      if (!envelope.ok) throw new Error(`${method}: ${envelope.error.code}: ${envelope.error.message}`);
+      return envelope.result;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const context of contexts) await context.close().catch(() => undefined);
+      await browser.close().catch(() => undefined);
+      child.kill('SIGTERM');
+      await done.catch(() => undefined);
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Script errors the page raised so far (an inert hostile package raises none). */
+export function pageErrors(page: Page): string[] {
+  return ERRORS.get(page) ?? [];
+}
+
+/** Saves a full-window screenshot as `test/e2e/screenshots/<name>.png`; returns its path. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const path = join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path, animations: 'disabled' });
+  return path;
+}
