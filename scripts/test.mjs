@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { summaryLine } from './testSummary.mjs';
 
 /** Debian packages the tests need, by the command that proves each is present. */
 const REQUIRED = [
@@ -48,15 +49,11 @@ const vitest = spawnSync(
   { stdio: 'inherit', env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } },
 );
 
-let passed = 0;
-let failed = 1;
+let report;
 if (existsSync(results)) {
-  const report = JSON.parse(readFileSync(results, 'utf8'));
-  passed = report.numPassedTests ?? 0;
-  failed = (report.numFailedTests ?? 0) + (report.numFailedTestSuites ?? 0);
+  report = JSON.parse(readFileSync(results, 'utf8'));
   rmSync(results, { force: true });
 }
 const code = vitest.status ?? 1;
-if (code !== 0 && failed === 0) failed = 1;
-console.log(`${passed} passed, ${failed} failed`);
+console.log(summaryLine(report, code));
 process.exit(code);
