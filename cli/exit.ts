@@ -13,6 +13,8 @@ export const EXIT = {
   conflict: 4,
   notFound: 5,
   unavailable: 6,
+  /** An unexpected error: a bug to report, not an outage. */
+  internal: 7,
 } as const;
 
 /** A usage error: wrong flags or arguments (exit 2). */
@@ -35,15 +37,31 @@ const BY_CODE: Record<string, number> = {
   not_found: EXIT.notFound,
   unavailable: EXIT.unavailable,
   timeout: EXIT.unavailable,
+  cancelled: EXIT.unavailable,
   integrity_mismatch: EXIT.unavailable,
   model_unavailable: EXIT.unavailable,
+  answer_malformed: EXIT.unavailable,
   gate_failed: EXIT.invalid,
+  internal: EXIT.internal,
 };
 
-/** The exit code for an error thrown by a command. Unknown errors are "unavailable" only when they are I/O failures. */
-export function exitCodeFor(error: unknown): number {
-  if (error instanceof WorkbenchError) return BY_CODE[error.code] ?? EXIT.unavailable;
+/** Error codes of the operating system and the network that mean "the resource or service failed", not "the program is wrong". */
+const IO_CODES = new Set([
+  'ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'ECONNRESET', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE',
+  'EIO', 'ENOSPC', 'EDQUOT', 'EROFS', 'EMFILE', 'ENFILE', 'EBUSY', 'EAGAIN',
+]);
+
+/** True when `error` is a typed error or an I/O failure, false for an unexpected error (a bug). */
+export function isExpected(error: unknown): boolean {
+  if (error instanceof WorkbenchError) return BY_CODE[error.code] !== undefined && error.code !== 'internal';
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === 'ECONNREFUSED' || code === 'ETIMEDOUT' || code === 'ENOTFOUND' || code === 'ECONNRESET') return EXIT.unavailable;
-  return EXIT.unavailable;
+  if (typeof code !== 'string') return false;
+  // Node's file-system and socket errors name their system call.
+  return IO_CODES.has(code) || typeof (error as { syscall?: unknown }).syscall === 'string';
+}
+
+/** The exit code for an error thrown by a command: typed codes by the table, I/O failures "unavailable", anything else "internal". */
+export function exitCodeFor(error: unknown): number {
+  if (error instanceof WorkbenchError) return BY_CODE[error.code] ?? EXIT.internal;
+  return isExpected(error) ? EXIT.unavailable : EXIT.internal;
 }

@@ -2,7 +2,7 @@
  * `skillbench <command> [options]`: parse, call core/evals, format. Each command
  * lives in `cli/commands/<name>.ts` and exports `run(args, io)` returning an exit code.
  */
-import { EXIT, UsageError, exitCodeFor } from './exit';
+import { EXIT, UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, processIo, say } from './io';
 import { WorkbenchError } from '../core/errors';
 
@@ -52,7 +52,9 @@ async function help(io: CliIo): Promise<void> {
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
-  const [first, ...rest] = argv;
+  // `--debug` may stand anywhere; it only adds the stack of an unexpected error.
+  const debug = argv.includes('--debug');
+  const [first, ...rest] = argv.filter((a) => a !== '--debug');
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     await help(io);
     return first === undefined ? EXIT.usage : EXIT.ok;
@@ -83,12 +85,18 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
       say(io, command.usage);
       return EXIT.usage;
     }
-    if (error instanceof WorkbenchError) {
-      say(io, `skillbench ${name}: ${error.message}`);
+    if (isExpected(error)) {
+      say(io, `skillbench ${name}: ${error instanceof Error ? error.message : String(error)}`);
       return exitCodeFor(error);
     }
-    const message = error instanceof Error ? error.message : String(error);
-    say(io, `skillbench ${name}: ${message}`);
-    return exitCodeFor(error);
+    return internalError(io, name, error, debug);
   }
+}
+
+/** One line for an unexpected error (a bug), the stack only with `--debug`; exit 7. */
+function internalError(io: CliIo, name: string, error: unknown, debug: boolean): number {
+  const message = (error instanceof WorkbenchError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error)).replace(/\s+/g, ' ').trim().slice(0, 500);
+  say(io, `skillbench ${name}: internal error (${message}). This is a bug: please report it with the command you ran${debug ? '' : ' (run it again with --debug for the stack)'}.`);
+  if (debug && error instanceof Error && error.stack) say(io, error.stack);
+  return EXIT.internal;
 }

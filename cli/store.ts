@@ -9,7 +9,7 @@ import { defaultConnection, redactConnection } from '../core/store/connect';
 import { StoreError } from '../core/store/errors';
 import { openSeededStore } from '../core/store/seed';
 import type { SkillStore } from '../core/store/types';
-import { UsageError, exitCodeFor } from './exit';
+import { UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, printJson, say } from './io';
 
 /**
@@ -55,6 +55,11 @@ export function formatFinding(file: string, finding: Finding): string {
  */
 export function reportFailure(io: CliIo, command: string, error: unknown, options: { json: boolean; file?: string }): number {
   if (error instanceof UsageError) throw error;
+  if (!isExpected(error)) {
+    // A bug, not a store answer: main prints it as an internal error (exit 7).
+    if (options.json) printJson(io, { error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } });
+    throw error;
+  }
   if (error instanceof WorkbenchError) {
     say(io, `skillbench ${command}: ${error.message}`);
     if (error instanceof StoreError) {

@@ -33,6 +33,12 @@ export interface ModelErrorOptions {
   retryAfterMs?: number;
   /** Attempts made before the failure (set by the failover chain). */
   attempts?: ModelAttempt[];
+  /**
+   * The WorkbenchError code when it is not the kind's usual one (a missing model
+   * file is `not_found`, a call on a closed client `internal`); the kind still
+   * decides failover.
+   */
+  code?: string;
   cause?: unknown;
 }
 
@@ -57,7 +63,7 @@ export class ModelError extends WorkbenchError {
     if (options.status !== undefined) details['status'] = options.status;
     if (options.retryAfterMs !== undefined) details['retryAfterMs'] = options.retryAfterMs;
     if (options.attempts !== undefined && options.attempts.length > 0) details['attempts'] = options.attempts;
-    super(CODE_BY_KIND[kind], message, { cause: options.cause, details });
+    super(options.code ?? CODE_BY_KIND[kind], message, { cause: options.cause, details });
     this.name = 'ModelError';
     this.kind = kind;
     this.status = options.status;
@@ -75,6 +81,7 @@ export class ModelError extends WorkbenchError {
       ...(this.status !== undefined && { status: this.status }),
       ...(this.retryAfterMs !== undefined && { retryAfterMs: this.retryAfterMs }),
       attempts,
+      code: this.code,
       cause: this.cause,
     });
   }

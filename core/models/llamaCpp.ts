@@ -117,8 +117,8 @@ interface SharedModel {
 const sharedModels = new Map<string, Promise<SharedModel>>();
 const grammarCache = new Map<string, Promise<LlamaGrammar>>();
 
-function failure(kind: ModelError['kind'], message: string, model: string, cause?: unknown): ModelError {
-  return new ModelError(kind, `${PROVIDER} (${model}): ${message}`, { provider: PROVIDER, model, cause });
+function failure(kind: ModelError['kind'], message: string, model: string, cause?: unknown, code?: string): ModelError {
+  return new ModelError(kind, `${PROVIDER} (${model}): ${message}`, { provider: PROVIDER, model, cause, ...(code !== undefined && { code }) });
 }
 
 function messageOf(error: unknown): string {
@@ -135,7 +135,8 @@ async function checkModelFile(path: string, name: string): Promise<void> {
     const code = (error as { code?: unknown }).code;
     const reason =
       code === 'ENOENT' ? 'model file not found' : code === 'EACCES' ? 'model file is not readable' : code === 'EISDIR' ? 'model path is a directory, not a .gguf file' : `cannot open the model file (${String(code)})`;
-    throw failure('malformed_input', `${reason}: ${path}`, name, error);
+    // A missing file is `not_found` (exit 5); the kind still stops a chain at once.
+    throw failure('malformed_input', `${reason}: ${path}`, name, error, code === 'ENOENT' ? 'not_found' : undefined);
   }
   try {
     const magic = new Uint8Array(4);
@@ -506,7 +507,8 @@ export async function openLlamaCppModel(path: string, options: LlamaCppOptions =
     isBaseline: false,
     async generate(request: GenerateRequest): Promise<GenerateResult> {
       const started = performance.now();
-      if (closed) throw failure('malformed_input', 'this model client is closed', name);
+      // A call after close() is a bug of the caller, not a bad request.
+      if (closed) throw failure('malformed_input', 'this model client is closed', name, undefined, 'internal');
       checkRequest(request, name);
       const { signal } = request;
       try {

@@ -299,11 +299,11 @@ describe('llama-cpp model client', () => {
     expect(grammarForTask({ ...base, options: [] })).toBeUndefined();
   });
 
-  it('refuses to run after close', async () => {
+  it('refuses to run after close with an internal error (a caller bug, not a bad request)', async () => {
     const other = await openLlamaCppModel(written.path);
     await other.close?.();
     await other.close?.();
-    await expect(other.generate(request())).rejects.toMatchObject({ kind: 'malformed_input', message: expect.stringMatching(/closed/) });
+    await expect(other.generate(request())).rejects.toMatchObject({ kind: 'malformed_input', code: 'internal', message: expect.stringMatching(/closed/) });
     // The shared model is still alive for the first client.
     await expect(client.generate(request())).resolves.toMatchObject({ provider: 'llama-cpp' });
   });
@@ -312,11 +312,11 @@ describe('llama-cpp model client', () => {
     const missing = join(dir, 'absent.gguf');
     const error = await openLlamaCppModel(missing).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelError);
-    expect(error).toMatchObject({ kind: 'malformed_input', provider: 'llama-cpp' });
+    expect(error).toMatchObject({ kind: 'malformed_input', code: 'not_found', provider: 'llama-cpp' });
     expect((error as ModelError).message).toContain(`model file not found: ${missing}`);
 
     const bogus = join(dir, 'bogus.gguf');
     await writeFile(bogus, 'definitely not a model');
-    await expect(openLlamaCppModel(bogus)).rejects.toMatchObject({ kind: 'malformed_input', message: expect.stringContaining(`not a GGUF model file`) });
+    await expect(openLlamaCppModel(bogus)).rejects.toMatchObject({ kind: 'malformed_input', code: 'invalid_request', message: expect.stringContaining(`not a GGUF model file`) });
   });
 });
