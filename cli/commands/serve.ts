@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { isLoopbackHost } from '../../core/admin/server';
 import { Router } from '../../core/api/router';
 import { createWorkbenchService } from '../../core/api/service';
+import { createEvalsPort } from '../../evals/port';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
@@ -56,7 +57,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (host.trim().length === 0) throw new UsageError('--host must not be empty');
   const port = portArg(values.port);
 
-  const service = createWorkbenchService({ host: 'browser', version: await packageVersion(), env: io.env });
+  const service = createWorkbenchService({ host: 'browser', version: await packageVersion(), env: io.env, evals: createEvalsPort() });
   const router = new Router(service, {
     onInternalError: (method, error) => say(io, `skillbench serve: internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });

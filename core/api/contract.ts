@@ -183,6 +183,16 @@ export const evalRequestSchema = z.strictObject({
   timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
   /** Answer from and write to the answer cache. */
   cache: z.boolean().default(true),
+  /** Quality gates the run's verdict judges (they decide no answer, so they do not change the configuration). */
+  gates: z
+    .strictObject({
+      min_accuracy: z.number().min(0).max(1).optional(),
+      min_recall: z.number().min(0).max(1).optional(),
+      min_precision: z.number().min(0).max(1).optional(),
+      /** Fail when a draft is worse than its published revision. */
+      fail_on_regression: z.boolean().optional(),
+    })
+    .default({}),
 });
 
 const skillRef = z.strictObject({ connection: connectionNameSchema, skill: skillIdSchema });
@@ -711,6 +721,16 @@ export interface EvalSummaryView {
   }[];
   totals: { cells: number; errors: number; invalid: number; cached: number };
   gates: { gate: string; threshold?: number; model: string; skill: string; value: number | null; passed: boolean; message: string }[];
+  /** The run's verdict, as every report states it. */
+  verdict: {
+    status: 'passed' | 'failed' | 'unavailable' | 'incomplete';
+    message: string;
+    gates_set: number;
+    gates_failed: number;
+    unavailable_models: string[];
+    cells: { recorded: number; expected: number };
+    warnings: { code: string; message: string; catalog?: string; model?: string }[];
+  };
 }
 
 /** A run with its header facts and, once it has cells, its summary. */

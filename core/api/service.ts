@@ -17,6 +17,7 @@ import { CatalogScans } from './catalogScan';
 import type { AppInfo, ConnectionProfile, ConnectionView, ProviderView, WorkbenchResults } from './contract';
 import { EVENT_NAMES } from './contract';
 import { toErrorData } from './errors';
+import type { EvalsPort } from './evalsPort';
 import { EventHub } from './events';
 import { ConnectionPool, type ConnectionSource } from './pool';
 import type { Handlers, RouterSource } from './router';
@@ -41,6 +42,8 @@ export interface WorkbenchServiceOptions {
   actor?: string;
   /** Close connections unused for this long (default 10 minutes). */
   idleMs?: number;
+  /** The eval engine's implementation of the `evals.*` methods; without it they are not served. */
+  evals?: EvalsPort;
 }
 
 /** A running service. */
@@ -141,6 +144,19 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     },
   };
 
+  if (options.evals) {
+    Object.assign(
+      handlers,
+      options.evals.handlers({
+        dataDir,
+        env,
+        useStore: (connection, fn) => pool.use(connection, (store) => fn(store, store.description)),
+        workspace: () => null,
+        emit: (name, payload) => events.emit(name, payload),
+      }),
+    );
+  }
+
   handlers['app.info'] = async (): Promise<WorkbenchResults['app.info']> => ({
     version: options.version,
     host: options.host,
@@ -156,7 +172,10 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     events,
     subscribe: (listener) => events.subscribe(listener),
     close() {
-      closing ??= pool.closeAll();
+      closing ??= (async () => {
+        await options.evals?.close();
+        await pool.closeAll();
+      })();
       return closing;
     },
   };

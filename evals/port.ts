@@ -1,0 +1,608 @@
+/**
+ * The eval engine behind the WorkbenchApi's `evals.*` methods: planning
+ * (cells, estimated calls and cost, catalogs against their budget), live runs
+ * with per-model progress and stop, resume of an interrupted run, the runs
+ * found in the run folder, and the run's cells, traces, summary and reports.
+ *
+ * - A run lives in `<runs>/<config_hash>/` (the CLI's layout: `header.json`,
+ *   `cells.jsonl`, `summary.json`) plus `request.json`, the request that
+ *   started it, so a later session can resume it. `<runs>` is the open
+ *   workspace's `.skillbench/runs`, else `runs` in the app-data folder.
+ * - Every number comes from the engine: the runner's progress snapshot and
+ *   the aggregator's summary over the recorded cells; nothing is re-derived.
+ * - Progress events are batched: at most one `evals.progressed` per tick
+ *   (default 100 ms) with the cells recorded since the last one.
+ *
+ * Node-only.
+ */
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type {
+  EvalCatalogView,
+  EvalCell,
+  EvalModelEstimate,
+  EvalModelProgress,
+  EvalPlanView,
+  EvalProgress,
+  EvalRunDetail,
+  EvalRunView,
+  EvalSummaryView,
+  WorkbenchErrorData,
+  WorkbenchParsedParams,
+} from '../core/api/contract';
+import { toErrorData } from '../core/api/errors';
+import type { EvalsHost, EvalsPort } from '../core/api/evalsPort';
+import type { Handler } from '../core/api/router';
+import { WorkbenchError } from '../core/errors';
+import { openModel, priceOf, resolveModelId, safeParseModelSpec } from '../core/models/index';
+import type { ModelClient } from '../core/models/types';
+import { estimateTokens } from '../core/package/tokens';
+import { catalogConsequence } from '../core/report/catalog';
+import { resolveSelectorLimits } from '../core/selector/limits';
+import type { SkillStore } from '../core/store/types';
+import { extraCasesFile, resolveTargets, type Target } from '../core/workspace/targets';
+import { summarize } from './aggregate';
+import { AnswerCache } from './cache';
+import { planEval, type PlanResult } from './plan';
+import { renderMarkdownReport, writeHtmlReport, writeJsonReport, writeJunitReport } from './reports/index';
+import { configHash, runEval, type ModelProgress, type RunProgress } from './runner';
+import { RUN_FILES, readHeader, scanCells, writeFileAtomic } from './runFiles';
+import type { CatalogRecord, CellRecord, EvalSummary, RunHeader } from './types';
+import type { GateOptions } from './verdict';
+
+type EvalRequest = WorkbenchParsedParams['evals.start'];
+
+/** Options of {@link createEvalsPort}. */
+export interface EvalsPortOptions {
+  /** The run folder; default: the workspace's `.skillbench/runs`, else `runs` in the app-data folder. */
+  runsDir?: string;
+  /** Milliseconds between progress events of a live run (default 100). */
+  tickMs?: number;
+  /** Opens a model client (tests may wrap the engine's). */
+  openModel?: typeof openModel;
+}
+
+/** A file the port adds to a run folder: the request that started the run. */
+const REQUEST_FILE = 'request.json';
+/** Bound on a request file read back (a request is small). */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Rough selector prompt overhead and answer size of one call, for the cost estimate only. */
+const PROMPT_OVERHEAD_TOKENS = 600;
+const ANSWER_TOKENS = 60;
+
+interface LiveRun {
+  id: string;
+  header: RunHeader;
+  request: EvalRequest;
+  status: EvalRunView['status'];
+  stop: AbortController;
+  hard: AbortController;
+  modelStops: Map<string, AbortController>;
+  snapshot: () => RunProgress;
+  pending: EvalCell[];
+  timer?: ReturnType<typeof setInterval>;
+  done: Promise<void>;
+  error?: WorkbenchErrorData;
+}
+
+/** A cell without its trace, as the matrix and the events carry it. */
+export function cellView(cell: CellRecord): EvalCell {
+  const { trace: _trace, ...rest } = cell;
+  return rest;
+}
+
+function progressView(p: Pick<RunProgress, 'done' | 'total' | 'errors' | 'rate' | 'etaMs'>): EvalProgress {
+  return { done: p.done, total: p.total, errors: p.errors, rate: p.rate, eta_ms: p.etaMs };
+}
+
+function modelView(m: ModelProgress, isBaseline: boolean): EvalModelProgress {
+  return { spec: m.spec, isBaseline, ...progressView(m), status: m.status };
+}
+
+function catalogView(c: CatalogRecord): EvalCatalogView {
+  return {
+    entries: c.entries.map((e) => ({ ...e })),
+    tokens: c.tokens,
+    budget: c.budget,
+    consequence: catalogConsequence(c),
+    source: c.source,
+    ...(c.auto_candidates !== undefined && { auto_candidates: c.auto_candidates }),
+    ...(c.max_auto_candidates !== undefined && { max_auto_candidates: c.max_auto_candidates }),
+  };
+}
+
+function gateOptions(request: EvalRequest): GateOptions {
+  const g = request.gates;
+  return {
+    ...(g.min_accuracy !== undefined && { minAccuracy: g.min_accuracy }),
+    ...(g.min_recall !== undefined && { minRecall: g.min_recall }),
+    ...(g.min_precision !== undefined && { minPrecision: g.min_precision }),
+    ...(g.fail_on_regression === true && { failOnRegression: true }),
+  };
+}
+
+/** Cells the run records in all: repeats × (cases × their skill's variants) × models. */
+function expectedTotal(header: RunHeader): number {
+  const variantsOf = new Map<string, number>();
+  for (const v of header.variants) variantsOf.set(v.skill, (variantsOf.get(v.skill) ?? 0) + 1);
+  const units = header.cases.reduce((n, c) => n + (variantsOf.get(c.skill) ?? 0), 0);
+  return header.repeats * units * header.models.length;
+}
+
+function isBaselineSpec(spec: string): boolean {
+  const parsed = safeParseModelSpec(spec);
+  return parsed.success && parsed.output.kind === 'baseline';
+}
+
+/** The price of a model spec's first member, when the price table knows it. */
+function priceOfSpec(spec: string, env: Record<string, string | undefined>): { inputPerMTok: number; outputPerMTok: number } | null | undefined {
+  const parsed = safeParseModelSpec(spec);
+  if (!parsed.success) return undefined;
+  const first = parsed.output.kind === 'chain' ? parsed.output.members[0] : parsed.output;
+  if (!first) return undefined;
+  if (first.kind === 'baseline' || first.kind === 'llama-cpp') return null;
+  if (first.kind !== 'hosted' || first.provider === 'openai-compatible') return undefined;
+  const resolved = resolveModelId(first.provider, first.model, env);
+  if (!resolved) return undefined;
+  return priceOf(first.provider, resolved.model);
+}
+
+/** Creates the engine's implementation of the `evals.*` methods. */
+export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
+  const live = new Map<string, LiveRun>();
+  const tickMs = options.tickMs ?? 100;
+  const open = options.openModel ?? openModel;
+
+  return {
+    async close() {
+      for (const run of live.values()) {
+        run.stop.abort();
+        run.hard.abort();
+      }
+      await Promise.allSettled([...live.values()].map((r) => r.done));
+    },
+
+    handlers(host: EvalsHost) {
+      const runsDir = () => {
+        if (options.runsDir) return resolve(options.runsDir);
+        const ws = host.workspace();
+        return ws ? join(ws, '.skillbench', 'runs') : join(host.dataDir, 'runs');
+      };
+      const runDir = (id: string) => join(runsDir(), id);
+
+      /** Resolves the request's targets to the engine's, writing drafts to `scratch` for the planner. */
+      const targetsOf = async (request: EvalRequest, scratch: () => Promise<string>): Promise<Target[]> => {
+        const ws = host.workspace();
+        const out: Target[] = [];
+        for (const [i, t] of request.targets.entries()) {
+          const pointer = `/targets/${i}`;
+          if (t.kind === 'published') {
+            const extras = ws ? await extraCasesFile(join(ws, 'skills', 'packages'), t.skill) : undefined;
+            out.push({ kind: 'stored', id: t.skill, ...(extras && { extras }) });
+          } else if (t.kind === 'file') {
+            if (!ws) throw new WorkbenchError('invalid_request', `no workspace is open to read ${t.path} from`, { details: { pointer } });
+            const resolved = await resolveTargets([t.path], { cwd: ws });
+            out.push(...resolved.targets);
+          } else {
+            if (!host.draft) throw new WorkbenchError('not_implemented', 'this host keeps no drafts to evaluate', { details: { pointer } });
+            const draft = await host.draft(t.draft);
+            if (!draft) throw new WorkbenchError('not_found', `no draft '${t.draft}'`, { details: { pointer } });
+            const file = join(await scratch(), `${i}.json`);
+            await writeFile(file, draft.text);
+            const extras = ws ? await extraCasesFile(join(ws, 'skills', 'packages'), draft.skill) : undefined;
+            out.push({ kind: 'draft', id: draft.skill, file: draft.path ?? `draft ${t.draft}`, abs: file, ...(extras && { extras }) });
+          }
+        }
+        return out;
+      };
+
+      const plan = async (request: EvalRequest): Promise<PlanResult> => {
+        let dir: string | undefined;
+        const scratch = async () => (dir ??= await mkdtemp(join(tmpdir(), 'skillbench-eval-plan-')));
+        try {
+          const targets = await targetsOf(request, scratch);
+          return await host.useStore(request.connection, (store: SkillStore, label: string) =>
+            planEval(targets, {
+              store,
+              cwd: host.workspace() ?? host.dataDir,
+              ...(request.bindings && { bindings: request.bindings.map((b) => ({ ...b })), bindingsFile: 'the given bindings' }),
+              comparePublished: request.compare_published,
+              source: label,
+            }),
+          );
+        } finally {
+          if (dir) await rm(dir, { recursive: true, force: true });
+        }
+      };
+
+      const checkSpecs = (request: EvalRequest) => {
+        request.models.forEach((spec, i) => {
+          const parsed = safeParseModelSpec(spec);
+          if (!parsed.success) throw new WorkbenchError('invalid_request', parsed.error.message, { details: { pointer: `/models/${i}` } });
+        });
+      };
+
+      const hashOf = (request: EvalRequest, planned: Extract<PlanResult, { ok: true }>, baseline: (spec: string, i: number) => boolean): string => {
+        const limits = resolveSelectorLimits({});
+        if (!limits.ok) throw new WorkbenchError('internal', 'the default selector limits do not resolve');
+        const catalogs: Record<string, CatalogRecord> = {};
+        for (const s of planned.skills) for (const v of s.variants) catalogs[`${v.info.label}|${s.skill}`] = v.catalog;
+        return configHash({
+          models: request.models.map((spec, i) => ({ spec, isBaseline: baseline(spec, i) })),
+          variants: planned.skills.flatMap((s) => s.variants.map((v) => v.info)),
+          catalogs,
+          cases: planned.skills.flatMap((s) => s.cases),
+          repeats: request.repeats,
+          limits: limits.limits,
+        });
+      };
+
+      /** A run's view from its folder (a run not live in this process). */
+      const storedView = async (id: string, header: RunHeader): Promise<EvalRunView> => {
+        const total = expectedTotal(header);
+        const perModel = new Map(header.models.map((m) => [m.spec, { done: 0, errors: 0 }]));
+        const seen = new Set<string>();
+        await scanCells(join(runDir(id), RUN_FILES.cells), (cell) => {
+          const column = perModel.get(cell.model);
+          if (!column || seen.has(cell.key)) return;
+          seen.add(cell.key);
+          column.done++;
+          if (cell.outcome === 'error') column.errors++;
+        });
+        const modelTotal = header.models.length === 0 ? 0 : total / header.models.length;
+        const models: EvalModelProgress[] = header.models.map((m) => {
+          const c = perModel.get(m.spec)!;
+          const complete = c.done >= modelTotal;
+          return { spec: m.spec, isBaseline: m.isBaseline, done: c.done, total: modelTotal, errors: c.errors, rate: 0, eta_ms: complete ? 0 : null, status: complete ? 'complete' : c.done === 0 ? 'pending' : 'stopped' };
+        });
+        const done = models.reduce((n, m) => n + m.done, 0);
+        const errors = models.reduce((n, m) => n + m.errors, 0);
+        return {
+          run: id,
+          config_hash: header.config_hash,
+          started_at: header.started_at,
+          status: done >= total ? 'complete' : 'incomplete',
+          progress: { done, total, errors, rate: 0, eta_ms: done >= total ? 0 : null },
+          models,
+          skills: [...new Set(header.variants.map((v) => v.skill))],
+          variants: [...new Set(header.variants.map((v) => v.label))],
+          repeats: header.repeats,
+        };
+      };
+
+      const liveView = (run: LiveRun): EvalRunView => {
+        const p = run.snapshot();
+        const baseline = new Map(run.header.models.map((m) => [m.spec, m.isBaseline]));
+        return {
+          run: run.id,
+          config_hash: run.header.config_hash,
+          started_at: run.header.started_at,
+          status: run.status,
+          progress: progressView(p),
+          models: p.models.map((m) => modelView(m, baseline.get(m.spec) ?? false)),
+          skills: [...new Set(run.header.variants.map((v) => v.skill))],
+          variants: [...new Set(run.header.variants.map((v) => v.label))],
+          repeats: run.header.repeats,
+          ...(run.error && { error: run.error }),
+        };
+      };
+
+      const headerOf = async (id: string): Promise<RunHeader> => {
+        const header = await readHeader(runDir(id)).catch((error: unknown) => {
+          throw new WorkbenchError('conflict', `run ${id} cannot be read: ${(error as Error).message}`, { cause: error });
+        });
+        if (!header) throw new WorkbenchError('not_found', `no run '${id}' in the run folder`, { details: { pointer: '/run' } });
+        return header;
+      };
+
+      const viewOf = async (id: string): Promise<EvalRunView> => {
+        const run = live.get(id);
+        return run ? liveView(run) : storedView(id, await headerOf(id));
+      };
+
+      const requestOf = async (id: string): Promise<EvalRequest | undefined> => {
+        const run = live.get(id);
+        if (run) return run.request;
+        try {
+          const text = await readFile(join(runDir(id), REQUEST_FILE), 'utf8');
+          if (text.length > MAX_REQUEST_BYTES) return undefined;
+          return JSON.parse(text) as EvalRequest;
+        } catch {
+          return undefined;
+        }
+      };
+
+      const summaryOf = async (id: string, header: RunHeader): Promise<EvalSummary | null> => {
+        const request = await requestOf(id);
+        const cells: CellRecord[] = [];
+        const file = join(runDir(id), RUN_FILES.cells);
+        const scan = await scanCells(file, (cell) => void cells.push(cell));
+        if (scan.cells === 0) return null;
+        return summarize(header, cells, request ? gateOptions(request) : {});
+      };
+
+      /** Starts (or resumes) the run of `request`; resolves once its header is written. */
+      const start = async (request: EvalRequest, expectId?: string): Promise<EvalRunView> => {
+        checkSpecs(request);
+        const planned = await plan(request);
+        if (!planned.ok) {
+          const first = planned.problems[0]!;
+          throw new WorkbenchError('validation_failed', planned.problems.map((p) => p.message).join('; '), {
+            details: { problems: planned.problems, ...(first.file !== undefined && { file: first.file }) },
+          });
+        }
+        const models: ModelClient[] = [];
+        try {
+          for (const [i, spec] of request.models.entries()) {
+            try {
+              models.push(await open(spec, { env: host.env, timeoutMs: request.timeout_ms, retries: { retryOn: ['server'] } }));
+            } catch (error) {
+              throw new WorkbenchError('invalid_request', `${spec}: ${toErrorData(error).message}`, { cause: error, details: { pointer: `/models/${i}` } });
+            }
+          }
+        } catch (error) {
+          await Promise.allSettled(models.map((m) => m.close?.()));
+          throw error;
+        }
+        const id = hashOf(request, planned, (_spec, i) => models[i]!.isBaseline);
+        if (expectId !== undefined && id !== expectId) {
+          await Promise.allSettled(models.map((m) => m.close?.()));
+          throw new WorkbenchError('conflict', `run ${expectId} cannot be resumed: its skills, catalog or cases changed since it started (the same request now plans run ${id})`, { details: { run: expectId, now: id } });
+        }
+        const existing = live.get(id);
+        if (existing) {
+          await Promise.allSettled(models.map((m) => m.close?.()));
+          return liveView(existing);
+        }
+        const dir = runDir(id);
+        const stop = new AbortController();
+        const hard = new AbortController();
+        const modelStops = new Map(request.models.map((s) => [s, new AbortController()]));
+        let started!: (run: LiveRun) => void;
+        let failed!: (error: unknown) => void;
+        const ready = new Promise<LiveRun>((res, rej) => {
+          started = res;
+          failed = rej;
+        });
+        let run: LiveRun | undefined;
+        const flush = () => {
+          if (!run) return;
+          const p = run.snapshot();
+          const baseline = new Map(run.header.models.map((m) => [m.spec, m.isBaseline]));
+          const cells = run.pending;
+          run.pending = [];
+          host.emit('evals.progressed', { run: run.id, progress: progressView(p), models: p.models.map((m) => modelView(m, baseline.get(m.spec) ?? false)), cells });
+        };
+        const cache = request.cache ? new AnswerCache(join(runsDir(), '..', 'cache')) : undefined;
+        const done = (async () => {
+          try {
+            await writeFileAtomic(join(await ensureDir(dir), REQUEST_FILE), `${JSON.stringify(request, null, 2)}\n`);
+            const result = await runEval(
+              {
+                models,
+                skills: planned.skills,
+                repeats: request.repeats,
+                concurrency: request.concurrency,
+                runDir: dir,
+                ...(cache && { cache }),
+                gates: gateOptions(request),
+                stopSignal: stop.signal,
+                signal: hard.signal,
+                modelStopSignals: new Map([...modelStops].map(([s, c]) => [s, c.signal])),
+              },
+              {
+                onStart({ header, snapshot }) {
+                  run = { id, header, request, status: 'running', stop, hard, modelStops, snapshot, pending: [], done: Promise.resolve() };
+                  live.set(id, run);
+                  run.timer = setInterval(() => {
+                    if (run && run.pending.length > 0) flush();
+                  }, tickMs);
+                  host.emit('evals.started', { run: liveView(run) });
+                  started(run);
+                },
+                onCell(cell) {
+                  run?.pending.push(cellView(cell));
+                },
+              },
+            );
+            if (run) {
+              clearInterval(run.timer);
+              flush();
+              run.status = result.complete ? 'complete' : 'incomplete';
+            }
+          } catch (error) {
+            if (run) {
+              clearInterval(run.timer);
+              flush();
+              run.status = 'failed';
+              run.error = toErrorData(error);
+            } else failed(error);
+          } finally {
+            await Promise.allSettled(models.map((m) => m.close?.()));
+          }
+          if (!run) return;
+          const view = liveView(run);
+          const header = run.header;
+          live.delete(id);
+          const summary = await summaryOf(id, header).catch(() => null);
+          host.emit('evals.finished', { run: view, summary: summary as EvalSummaryView | null });
+        })();
+        const r = await ready;
+        r.done = done;
+        return liveView(r);
+      };
+
+      const handlers: { [M in 'evals.plan' | 'evals.start' | 'evals.stop' | 'evals.resume' | 'evals.list' | 'evals.get' | 'evals.cells' | 'evals.trace' | 'evals.export']: Handler<M> } = {
+        'evals.plan': async (request) => {
+          checkSpecs(request);
+          const planned = await plan(request);
+          if (!planned.ok) {
+            return { ok: false, problems: planned.problems, warnings: [], config_hash: null, cells: 0, estimated_calls: 0, estimated_cost_usd: null, models: [], skills: [], resumable: null };
+          }
+          const units = planned.skills.reduce((n, s) => n + s.cases.length * s.variants.length, 0);
+          const perModelCells = units * request.repeats;
+          // One activation call per cell, plus a resource call where a should-activate case names expected resources.
+          let calls = 0;
+          let inputTokens = 0;
+          for (const s of planned.skills) {
+            for (const v of s.variants) {
+              for (const c of s.cases) {
+                const n = 1 + (c.expect === 'activate' && c.expectedResources && c.expectedResources.length > 0 ? 1 : 0);
+                calls += n;
+                inputTokens += n * (v.catalog.tokens + estimateTokens(c.request) + PROMPT_OVERHEAD_TOKENS);
+              }
+            }
+          }
+          calls *= request.repeats;
+          inputTokens *= request.repeats;
+          const estimates: EvalModelEstimate[] = request.models.map((spec) => {
+            const baseline = isBaselineSpec(spec);
+            const price = priceOfSpec(spec, host.env);
+            const cost = price === null ? 0 : price === undefined ? null : (inputTokens * price.inputPerMTok + calls * ANSWER_TOKENS * price.outputPerMTok) / 1_000_000;
+            return { spec, isBaseline: baseline, cells: perModelCells, estimated_calls: calls, estimated_cost_usd: cost };
+          });
+          const id = hashOf(request, planned, (spec) => isBaselineSpec(spec));
+          let resumable: EvalPlanView['resumable'] = null;
+          if (!live.has(id)) {
+            const header = await readHeader(runDir(id)).catch(() => undefined);
+            if (header && header.config_hash === id) {
+              const view = await storedView(id, header);
+              if (view.status === 'incomplete') resumable = { run: id, done: view.progress.done, total: view.progress.total };
+            }
+          }
+          const costs = estimates.map((e) => e.estimated_cost_usd);
+          return {
+            ok: true,
+            problems: [],
+            warnings: planned.warnings.map((w) => ({ ...w })),
+            config_hash: id,
+            cells: perModelCells * request.models.length,
+            estimated_calls: calls * request.models.length,
+            estimated_cost_usd: costs.some((c) => c === null) ? null : costs.reduce((a: number, c) => a + c!, 0),
+            models: estimates,
+            skills: planned.skills.map((s) => ({
+              skill: s.skill,
+              cases: s.cases.length,
+              variants: s.variants.map((v) => ({ label: v.info.label, version: v.info.version, manifest_hash: v.info.manifest_hash, catalog: catalogView(v.catalog) })),
+            })),
+            resumable,
+          };
+        },
+
+        'evals.start': (request) => start(request),
+
+        'evals.stop': async ({ run: id, model }) => {
+          const run = live.get(id);
+          if (!run) {
+            const header = await headerOf(id);
+            if (model !== undefined && !header.models.some((m) => m.spec === model)) throw new WorkbenchError('not_found', `run ${id} has no model '${model}'`, { details: { pointer: '/model' } });
+            return storedView(id, header);
+          }
+          if (model !== undefined) {
+            const stop = run.modelStops.get(model);
+            if (!stop) throw new WorkbenchError('not_found', `run ${id} has no model '${model}'`, { details: { pointer: '/model' } });
+            stop.abort();
+          } else {
+            run.status = 'stopping';
+            run.stop.abort();
+          }
+          return liveView(run);
+        },
+
+        'evals.resume': async ({ run: id }) => {
+          if (live.has(id)) return liveView(live.get(id)!);
+          await headerOf(id);
+          const request = await requestOf(id);
+          if (!request) throw new WorkbenchError('conflict', `run ${id} has no readable ${REQUEST_FILE}: start it again from its setup`, { details: { run: id } });
+          return start(request, id);
+        },
+
+        'evals.list': async () => {
+          let names: string[];
+          try {
+            names = (await readdir(runsDir(), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+          } catch (error) {
+            if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { runs: [] };
+            throw error;
+          }
+          const runs: EvalRunView[] = [];
+          for (const name of names) {
+            if (!/^[A-Za-z0-9._-]+$/.test(name)) continue;
+            const run = live.get(name);
+            if (run) {
+              runs.push(liveView(run));
+              continue;
+            }
+            const header = await readHeader(runDir(name)).catch(() => undefined);
+            if (header) runs.push(await storedView(name, header));
+          }
+          runs.sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
+          return { runs };
+        },
+
+        'evals.get': async ({ run: id }): Promise<EvalRunDetail> => {
+          const header = live.get(id)?.header ?? (await headerOf(id));
+          const summary = await summaryOf(id, header);
+          return {
+            run: await viewOf(id),
+            cases: header.cases.map((c) => ({ ...c })),
+            variants: header.variants.map((v) => ({ ...v })),
+            catalogs: Object.fromEntries(Object.entries(header.catalogs).map(([k, c]) => [k, catalogView(c)])),
+            summary: summary as EvalSummaryView | null,
+          };
+        },
+
+        'evals.cells': async ({ run: id, offset, limit }) => {
+          if (!live.has(id)) await headerOf(id);
+          const cells: EvalCell[] = [];
+          let index = 0;
+          let more = false;
+          await scanCells(join(runDir(id), RUN_FILES.cells), (cell) => {
+            if (index >= offset && cells.length < limit) cells.push(cellView(cell));
+            else if (index >= offset) more = true;
+            index++;
+          });
+          return { cells, next_offset: more ? offset + cells.length : null };
+        },
+
+        'evals.trace': async ({ run: id, key }) => {
+          if (!live.has(id)) await headerOf(id);
+          let found: CellRecord | undefined;
+          await scanCells(join(runDir(id), RUN_FILES.cells), (cell) => {
+            if (cell.key === key) found = cell;
+          });
+          if (!found) throw new WorkbenchError('not_found', `run ${id} has no cell '${key}'`, { details: { pointer: '/key' } });
+          return found;
+        },
+
+        'evals.export': async ({ run: id, format }) => {
+          const header = live.get(id)?.header ?? (await headerOf(id));
+          const summary = await summaryOf(id, header);
+          if (!summary) throw new WorkbenchError('conflict', `run ${id} has no recorded cell to report yet`, { details: { run: id } });
+          const cellsFile = join(runDir(id), RUN_FILES.cells);
+          const ext = { json: 'json', junit: 'xml', markdown: 'md', html: 'html' }[format];
+          const type = { json: 'application/json', junit: 'application/xml', markdown: 'text/markdown', html: 'text/html' }[format];
+          const filename = `skillbench-eval-${header.config_hash}.${format === 'junit' ? 'junit.xml' : ext}`;
+          if (format === 'markdown') return { format, filename, content_type: type, text: renderMarkdownReport(header, summary) };
+          const dir = await mkdtemp(join(tmpdir(), 'skillbench-eval-export-'));
+          try {
+            const file = join(dir, filename);
+            if (format === 'json') await writeJsonReport(file, header, summary, cellsFile);
+            else if (format === 'junit') await writeJunitReport(file, header, summary, cellsFile);
+            else await writeHtmlReport(file, header, summary, cellsFile);
+            return { format, filename, content_type: type, text: await readFile(file, 'utf8') };
+          } finally {
+            await rm(dir, { recursive: true, force: true });
+          }
+        },
+      };
+      return handlers;
+    },
+  };
+}
+
+async function ensureDir(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
