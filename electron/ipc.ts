@@ -8,7 +8,7 @@
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../core/api/bridge';
-import type { Envelope } from '../core/api/contract';
+import type { Envelope, WorkbenchEvent, WorkbenchEvents } from '../core/api/contract';
 import type { Router } from '../core/api/router';
 
 /** `scheme://host` of a URL, also for custom schemes (whose WHATWG `origin` is "null"). */
@@ -79,4 +79,9 @@ export function serveIpc(options: IpcOptions): IpcTransportHost {
       targets.clear();
     },
   };
+}
+
+/** Sends one contract event to one window (the menu's choice goes to the focused window only). */
+export function sendEvent<E extends WorkbenchEvent>(contents: Pick<WebContents, 'send' | 'isDestroyed'>, name: E, payload: WorkbenchEvents[E]): void {
+  if (!contents.isDestroyed()) contents.send(IPC_EVENT_CHANNEL, name, payload);
 }

@@ -1056,6 +1056,11 @@ export interface WorkbenchEvents {
   'evals.finished': { run: EvalRunView; summary: EvalSummaryView | null };
   /** A publication request was created or changed state. */
   'reviews.changed': { id: string; status: ReviewStatus };
+  /**
+   * The desktop shell's native menu chose a command of the UI's keymap table
+   * (its `command` id); the page runs it as if its key had been pressed.
+   */
+  'menu.selected': { command: string };
 }
 
 /** Every event name. */
@@ -1069,6 +1074,7 @@ const EVENT_SET: Record<WorkbenchEvent, true> = {
   'evals.progressed': true,
   'evals.finished': true,
   'reviews.changed': true,
+  'menu.selected': true,
 };
 
 /** Event names, sorted. */

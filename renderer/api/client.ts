@@ -45,6 +45,11 @@ export function connectWorkbench(scope: { location?: { origin: string } } & Reco
   return { client: createWorkbenchClient(transport), info: { kind: 'websocket', state: () => transport.state, onState: (l) => transport.onState(l) } };
 }
 
+/** True inside the desktop shell (the preload's bridge is present); checks without connecting. */
+export function inDesktopShell(scope: Record<string, unknown> = globalThis as never): boolean {
+  return isWorkbenchBridge(scope[BRIDGE_KEY]);
+}
+
 /** The page's one client (created on first use). */
 export function workbenchClient(): WorkbenchClient {
   shared ??= connectWorkbench();

@@ -4,8 +4,9 @@
  * It owns the global commands of the keymap table; the views own theirs.
  */
 import { useEffect, useRef } from 'react';
+import { inDesktopShell, workbenchClient } from '../api/client';
 import { ActivityBar } from './ActivityBar';
-import { installKeyDispatcher, useCommands } from './commands';
+import { executeCommand, installKeyDispatcher, useCommands } from './commands';
 import { closeTabs } from './guard';
 import { GuardDialog } from './GuardDialog';
 import { HelpSheet } from './HelpSheet';
@@ -75,6 +76,17 @@ export function Shell() {
       }),
     [],
   );
+
+  // The desktop shell's native menu names keymap commands; they run as if their key were pressed.
+  useEffect(() => {
+    if (!inDesktopShell()) return undefined;
+    return workbenchClient().on('menu.selected', ({ command }) => {
+      const active = document.activeElement;
+      const start = active && active !== document.body ? active : (activeTabPanel() ?? root.current);
+      const result = executeCommand(command, start, (error) => useNotificationsStore.getState().push('error', messageOf(error)));
+      if (result !== true) useNotificationsStore.getState().push('info', result);
+    });
+  }, []);
 
   // A browser tab closing with unsaved edits asks the browser's own question.
   useEffect(() => {

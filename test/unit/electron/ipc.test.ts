@@ -5,11 +5,12 @@
  * exactly the contract, and the preload exposing nothing else.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BRIDGE_KEY, IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../../core/api/bridge';
+import { BRIDGE_KEY, IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type WorkbenchBridge } from '../../../core/api/bridge';
+import { EVENT_NAMES, METHOD_NAMES } from '../../../core/api/contract';
 import { EventHub } from '../../../core/api/events';
 import { Router } from '../../../core/api/router';
 import { createBridge } from '../../../electron/bridge';
-import { isTrustedSender, serveIpc } from '../../../electron/ipc';
+import { isTrustedSender, sendEvent, serveIpc } from '../../../electron/ipc';
 import { IpcMainStandIn, IpcRendererStandIn, WebContentsStandIn, type FrameStandIn } from '../../helpers/electronStandIns';
 
 const APP = 'app://workbench';
@@ -133,5 +134,46 @@ describe('electron/preload.ts', () => {
     expect(Object.keys(api as object).sort()).toEqual(['invoke', 'on']);
     expect(Object.values(api as object)).not.toContain(ipcRenderer);
     expect(JSON.stringify(Object.getOwnPropertyNames(api))).not.toMatch(/send|ipc/i);
+  });
+
+  it('reaches main with exactly the contract: every method and event of it, nothing outside it', async () => {
+    let exposed: WorkbenchBridge | undefined;
+    const ipcMain = new IpcMainStandIn();
+    const window = new WebContentsStandIn(`${APP}/index.html`);
+    const ipcRenderer = new IpcRendererStandIn(ipcMain, window);
+    const reached: string[] = [];
+    ipcMain.handle(IPC_CALL_CHANNEL, (_event, method: string) => {
+      reached.push(method);
+      return { ok: true, result: null };
+    });
+    vi.doMock('electron', () => ({ contextBridge: { exposeInMainWorld: (_key: string, api: WorkbenchBridge) => (exposed = api) }, ipcRenderer }));
+    await import('../../../electron/preload');
+    const api = exposed!;
+    // Every contract method goes through, under its own name.
+    for (const method of METHOD_NAMES) await expect(api.invoke(method, {})).resolves.toEqual({ ok: true, result: null });
+    expect(reached).toEqual([...METHOD_NAMES]);
+    // Names outside the contract, including prototype and IPC-looking ones, never reach main.
+    const outside = ['ipc.send', 'shell.openExternal', 'fs.readFile', 'hasOwnProperty', '__proto__', 'APP.INFO', 'app.info.x', 'menu.selected'];
+    for (const name of outside) await expect(api.invoke(name as never, {})).rejects.toThrow(/unknown method/);
+    expect(reached).toHaveLength(METHOD_NAMES.length);
+    // Every contract event can be listened to; nothing else can.
+    for (const event of EVENT_NAMES) api.on(event, () => undefined)();
+    for (const name of ['workbench:event', 'catalog.page', 'constructor']) expect(() => api.on(name as never, () => undefined)).toThrow(/unknown event/);
+  });
+
+  it('delivers the native menu\'s choice to the page as the menu.selected event', async () => {
+    let exposed: WorkbenchBridge | undefined;
+    const ipcMain = new IpcMainStandIn();
+    const window = new WebContentsStandIn(`${APP}/index.html`);
+    const ipcRenderer = new IpcRendererStandIn(ipcMain, window);
+    vi.doMock('electron', () => ({ contextBridge: { exposeInMainWorld: (_key: string, api: WorkbenchBridge) => (exposed = api) }, ipcRenderer }));
+    await import('../../../electron/preload');
+    const chosen: string[] = [];
+    const off = exposed!.on('menu.selected', ({ command }) => chosen.push(command));
+    sendEvent(window, 'menu.selected', { command: 'palette.show' });
+    window.destroy();
+    sendEvent(window, 'menu.selected', { command: 'tab.close' });
+    off();
+    expect(chosen).toEqual(['palette.show']);
   });
 });
