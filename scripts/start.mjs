@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: opens the workbench.
+ *
+ * 1. Builds the renderer (`vite build` into dist/renderer) when it is missing
+ *    or older than its sources.
+ * 2. When Electron's binary is installed: builds the main process and preload
+ *    (dist/electron) the same way, then launches the desktop shell.
+ * 3. When it is not (an install with ELECTRON_SKIP_BINARY_DOWNLOAD, a server):
+ *    says so in one line and runs `skillbench serve --open` instead, the same
+ *    workbench in the browser, on the embedded registry with the example skills.
+ *
+ * SIGINT and SIGTERM are passed on to the shell or the server, and the script
+ * exits with its exit code. Arguments after `npm start --` go to Electron or to
+ * `skillbench serve` (e.g. `npm start -- --port 8080`).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const at = (...parts) => join(root, ...parts);
+
+/** Newest modification time (ms) of the files under `paths`; 0 when none exist. */
+function newest(paths) {
+  let max = 0;
+  const visit = (path) => {
+    let info;
+    try {
+      info = statSync(path);
+    } catch {
+      return;
+    }
+    if (info.isDirectory()) {
+      for (const name of readdirSync(path)) if (name !== 'node_modules' && !name.startsWith('.')) visit(join(path, name));
+    } else if (info.mtimeMs > max) {
+      max = info.mtimeMs;
+    }
+  };
+  for (const p of paths) visit(p);
+  return max;
+}
+
+/** True when any of `outputs` is missing or older than the newest of `inputs`. */
+function stale(outputs, inputs) {
+  const built = Math.min(...outputs.map((o) => (existsSync(o) ? statSync(o).mtimeMs : 0)));
+  return built === 0 || built < newest(inputs);
+}
+
+function run(what, args) {
+  process.stderr.write(`skillbench: building ${what} ...\n`);
+  // Build output goes to stderr: stdout carries only what the workbench prints (its address).
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: ['ignore', 2, 2] });
+  if (result.status !== 0) {
+    process.stderr.write(`skillbench: building ${what} failed (exit ${result.status ?? result.signal}); see the output above\n`);
+    process.exit(1);
+  }
+}
+
+/** The Electron executable, or undefined when the package is installed without its binary. */
+function electronBinary() {
+  try {
+    const path = createRequire(import.meta.url)('electron');
+    return typeof path === 'string' && existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `command`, passing signals on; exits with its code. */
+function launch(command, args) {
+  const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
+  const forward = (signal) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => forward(signal));
+  child.on('error', (error) => {
+    process.stderr.write(`skillbench: cannot start ${command}: ${error.message}\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+}
+
+const extra = process.argv.slice(2);
+
+if (stale([at('dist', 'renderer', 'index.html')], [at('renderer'), at('core'), at('vite.config.ts')])) {
+  run('the workbench UI', [at('node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn']);
+}
+
+const electron = electronBinary();
+if (electron) {
+  const bundles = [at('dist', 'electron', 'main.mjs'), at('dist', 'electron', 'preload.cjs')];
+  if (stale(bundles, [at('electron'), at('core'), at('evals'), at('renderer', 'shell', 'keymap.ts'), at('scripts', 'build-electron.mjs')])) {
+    run('the desktop shell', [at('scripts', 'build-electron.mjs')]);
+  }
+  launch(electron, [root, ...extra]);
+} else {
+  process.stderr.write("skillbench: Electron's binary is not installed here, so the workbench opens in your browser instead (skillbench serve --open)\n");
+  launch(process.execPath, [at('bin', 'skillbench.mjs'), 'serve', '--open', ...extra]);
+}

@@ -1,0 +1,73 @@
+/**
+ * `npm start` where Electron's binary is absent (as after an install with
+ * ELECTRON_SKIP_BINARY_DOWNLOAD): the real script builds the UI if needed,
+ * says in one line that it falls back, and runs `skillbench serve --open`,
+ * which serves the built UI and the API on the embedded registry seeded with
+ * the example skills, with no configuration; SIGTERM stops it with exit 0.
+ *
+ * Electron's own ELECTRON_OVERRIDE_DIST_PATH points at an empty folder, so the
+ * binary is absent even on a machine that has it.
+ */
+import { spawn } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const START = fileURLToPath(new URL('../../../scripts/start.mjs', import.meta.url));
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'skillbench-start-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('npm start without Electron', () => {
+  it('says so in one line, then serves the built workbench on the seeded registry and opens the browser', async () => {
+    const opened = join(dir, 'opened.txt');
+    const browser = join(dir, 'browser.sh');
+    await writeFile(browser, `#!/bin/sh\necho "$1" > "${opened}"\n`);
+    await chmod(browser, 0o755);
+    const child = spawn(process.execPath, [START], {
+      cwd: dir,
+      env: { PATH: process.env['PATH'] ?? '', SKILLBENCH_HOME: join(dir, 'home'), BROWSER: browser, ELECTRON_OVERRIDE_DIST_PATH: join(dir, 'no-electron') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += String(c)));
+    child.stderr.on('data', (c) => (stderr += String(c)));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await expect.poll(() => stdout.includes('\n') || child.exitCode !== null, { timeout: 150_000 }).toBe(true);
+      const url = new URL(stdout.split('\n')[0]!);
+      expect(url.hostname).toBe('127.0.0.1');
+
+      const notices = stderr.split('\n').filter((l) => /electron/i.test(l));
+      expect(notices).toEqual(["skillbench: Electron's binary is not installed here, so the workbench opens in your browser instead (skillbench serve --open)"]);
+      await expect.poll(() => readFile(opened, 'utf8').catch(() => ''), { timeout: 10_000 }).toBe(`${url.href}\n`);
+
+      // The token link becomes a session cookie, and the page is the built UI (its bundle, under the CSP).
+      const exchange = await fetch(url, { redirect: 'manual' });
+      expect(exchange.status).toBe(303);
+      const cookie = exchange.headers.get('set-cookie')!.split(';')[0]!;
+      const page = await fetch(new URL('/', url), { headers: { Cookie: cookie } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+      const html = await page.text();
+      expect(html).toMatch(/<script type="module"[^>]*src="\.\/assets\/index-[^"]+\.js"/);
+
+      const res = await fetch(new URL('/api/catalog.page', url), { method: 'POST', headers: { Cookie: cookie, 'Content-Type': 'application/json' }, body: JSON.stringify({ connection: 'default' }) });
+      const envelope = (await res.json()) as { ok: boolean; result: { items: { namespace: string; name: string }[] } };
+      expect(envelope.ok).toBe(true);
+      expect(envelope.result.items.map((i) => `${i.namespace}/${i.name}`)).toContain('travel/weather-assessment');
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('SIGTERM received, stopping');
+  }, 180_000);
+});
