@@ -14,10 +14,12 @@ import { type CliIo, printJson, say } from './io';
 
 /**
  * Opens the connection a command names, or the default local registry. The default
- * registry is seeded with the examples the first time it is found empty.
+ * registry is seeded with the examples the first time it is found empty. A named
+ * `local:` registry is created only for a write (`create`); a read of one that does
+ * not exist fails with `not_found` (exit 5) and creates nothing.
  */
-export async function openCliStore(connection: string | undefined, io: CliIo): Promise<SkillStore> {
-  const { store, seed } = await openSeededStore(connection, { cwd: io.cwd, env: io.env });
+export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean } = {}): Promise<SkillStore> {
+  const { store, seed } = await openSeededStore(connection, { cwd: io.cwd, env: io.env, create: options.create === true });
   if (seed && seed.published.length > 0) {
     say(io, `skillbench: seeded ${store.description} with ${seed.published.length} example skill${seed.published.length === 1 ? '' : 's'}`);
   }
@@ -84,12 +86,12 @@ export function reportFailure(io: CliIo, command: string, error: unknown, option
 export async function withStore(
   io: CliIo,
   connection: string | undefined,
-  context: { command: string; json: boolean; file?: string },
+  context: { command: string; json: boolean; file?: string; create?: boolean },
   fn: (store: SkillStore) => Promise<number>,
 ): Promise<number> {
   let store: SkillStore | undefined;
   try {
-    store = await openCliStore(connection, io);
+    store = await openCliStore(connection, io, { create: context.create === true });
     return await fn(store);
   } catch (error) {
     return reportFailure(io, context.command, error, context);

@@ -12,7 +12,6 @@
  * findings, doubts about a catalog as warnings, and a request that cannot be
  * planned at all as a thrown `WorkbenchError` with a store-taxonomy code.
  */
-import { readFile } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { WorkbenchError } from '../core/errors';
 import { skillKey, type Finding, type SkillId, type SkillPackage } from '../core/package/types';
@@ -21,6 +20,7 @@ import { DEFAULT_SELECTOR_LIMITS } from '../core/selector/limits';
 import type { SkillBinding } from '../core/selector/types';
 import { isStoreError } from '../core/store/errors';
 import type { SkillRegistryReader, SkillRevisionReader, StoredRevision } from '../core/store/types';
+import { PACKAGE_FILE_MAX_BYTES, SIDE_FILE_MAX_BYTES, readFileBounded, readTextBounded } from '../core/workspace/read';
 import type { Target } from '../core/workspace/targets';
 import { buildCatalog, createDraftOverlay, prepareDraft, type PreparedDraft } from './catalog';
 import type { EvalSkillPlan, EvalVariantPlan } from './runner';
@@ -103,10 +103,10 @@ export async function getPublished(store: Pick<SkillRevisionReader, 'getPublishe
 export async function readBindingsFile(file: string, options: { cwd: string; maxBindings?: number }): Promise<SkillBinding[]> {
   let text: string;
   try {
-    text = await readFile(resolve(options.cwd, file), 'utf8');
+    text = await readTextBounded(resolve(options.cwd, file), SIDE_FILE_MAX_BYTES, file);
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new WorkbenchError('invalid_request', `cannot read ${file}: ${why}`, { cause: error, details: { file, reason: 'unreadable' } });
+    const message = error instanceof WorkbenchError && error.code === 'not_found' ? `cannot read ${file}: no such file` : (error as Error).message;
+    throw new WorkbenchError('invalid_request', message, { cause: error, details: { file, reason: 'unreadable' } });
   }
   const result = parseBindings(text, { maxBindings: options.maxBindings ?? DEFAULT_SELECTOR_LIMITS.maxBindings });
   if (!result.ok) {
@@ -134,9 +134,9 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
     if (t.kind === 'draft') {
       let bytes: Uint8Array;
       try {
-        bytes = await readFile(t.abs);
+        bytes = await readFileBounded(t.abs, PACKAGE_FILE_MAX_BYTES, t.file);
       } catch (error) {
-        throw new WorkbenchError('invalid_request', `cannot read ${t.file}: ${(error as Error).message}`, { cause: error, details: { file: t.file } });
+        throw new WorkbenchError('invalid_request', (error as Error).message, { cause: error, details: { file: t.file } });
       }
       const prepared = await prepareDraft(t.id, bytes, { file: t.file });
       if (!prepared.ok) {
@@ -159,7 +159,13 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
     let extras: EvalCase[] = [];
     if (t.extras) {
       const shown = relative(options.cwd, t.extras) || t.extras;
-      const parsed = parseExtraCases(t.id, await readFile(t.extras, 'utf8'), pkg);
+      let text: string;
+      try {
+        text = await readTextBounded(t.extras, SIDE_FILE_MAX_BYTES, shown);
+      } catch (error) {
+        throw new WorkbenchError('invalid_request', (error as Error).message, { cause: error, details: { file: shown } });
+      }
+      const parsed = parseExtraCases(t.id, text, pkg);
       const errors = parsed.findings.filter((f) => f.severity === 'error');
       if (errors.length > 0) {
         problems.push({ kind: 'invalid_cases', skill: key, file: shown, message: `${shown} has invalid cases`, findings: errors });

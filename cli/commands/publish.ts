@@ -4,11 +4,12 @@
  * when the skill does not exist yet).
  */
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { automaticPrecondition } from '../../core/store/publication';
 import type { Precondition } from '../../core/store/types';
+import { WorkbenchError } from '../../core/errors';
 import { identityFromPath } from '../../core/workspace/identity';
+import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../../core/workspace/read';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
@@ -51,14 +52,16 @@ async function run(args: string[], io: CliIo): Promise<number> {
   // Bytes, not text: invalid UTF-8 must come back as a located finding, not be replaced silently.
   let body: Uint8Array;
   try {
-    body = await readFile(path);
+    body = await readFileBounded(path, PACKAGE_FILE_MAX_BYTES, file);
   } catch (error) {
-    throw new UsageError(`cannot read ${file}: ${(error as { code?: string }).code ?? String(error)}`);
+    // One line and no usage text: the file, not the command line, is what is wrong.
+    if (error instanceof WorkbenchError && error.code === 'not_found') throw new WorkbenchError('usage', `cannot read ${file}: no such file`);
+    throw error;
   }
   const key = values['idempotency-key'] ?? `skillbench-${randomUUID()}`;
   if (values['idempotency-key'] === undefined) say(io, `skillbench publish: idempotency key ${key} (retry with --idempotency-key ${key})`);
 
-  return withStore(io, values.to, { command: 'publish', json, file }, async (store) => {
+  return withStore(io, values.to, { command: 'publish', json, file, create: true }, async (store) => {
     let precondition: Precondition;
     const ifMatch = etagArg(values['if-match']);
     if (values.create) precondition = { kind: 'create' };

@@ -130,7 +130,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (advisorFlags) advisor = await openAdvisor(advisorFlags, io, 'advisor-');
   let store: SkillStore;
   try {
-    store = await openCliStore(values.store, io);
+    // The host accepts publications: it may create the registry it serves.
+    store = await openCliStore(values.store, io, { create: true });
   } catch (error) {
     await advisor?.close();
     return reportFailure(io, 'registry serve', error, { json });

@@ -2,7 +2,6 @@
  * `skillbench select`: what the runtime selector would activate, select and
  * project for one request, on one or more models (run concurrently).
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { WorkbenchError } from '../../core/errors';
 import { openModel } from '../../core/models/index';
@@ -14,6 +13,7 @@ import { parseTemplate, type PromptTemplate } from '../../core/selector/prompts/
 import { selectForRequest, type SelectionResult } from '../../core/selector/select';
 import type { DomainCompatibilityMode, SkillBinding } from '../../core/selector/types';
 import { openCatalog } from '../../core/workspace/catalog';
+import { SIDE_FILE_MAX_BYTES, readTextBounded } from '../../core/workspace/read';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
@@ -44,9 +44,9 @@ the token budgets. One result per --model; models run concurrently.
 async function jsonArg(value: string, lead: string, io: CliIo, flag: string): Promise<{ text: string; source: string }> {
   if (value.trimStart().startsWith(lead)) return { text: value, source: flag };
   try {
-    return { text: await readFile(resolve(io.cwd, value), 'utf8'), source: value };
+    return { text: await readTextBounded(resolve(io.cwd, value), SIDE_FILE_MAX_BYTES, value), source: value };
   } catch (error) {
-    throw new UsageError(`${flag}: cannot read ${value}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+    throw new UsageError(`${flag}: ${(error as Error).message}`);
   }
 }
 
@@ -77,9 +77,9 @@ async function readTemplates(files: string[], io: CliIo): Promise<{ activation?:
   for (const file of files) {
     let text: string;
     try {
-      text = await readFile(resolve(io.cwd, file), 'utf8');
+      text = await readTextBounded(resolve(io.cwd, file), SIDE_FILE_MAX_BYTES, file);
     } catch (error) {
-      throw new UsageError(`--template: cannot read ${file}: ${(error as Error).message}`);
+      throw new UsageError(`--template: ${(error as Error).message}`);
     }
     const result = parseTemplate(text);
     if (!result.ok) {

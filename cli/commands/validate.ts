@@ -3,12 +3,14 @@
  * files, offline, with compiler-style findings. Namespace and name come from
  * the path `.../<namespace>/<name>.json` unless --namespace/--name are given.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { emptyMetrics, validatePackage } from '../../core/package/index';
 import type { PackageMetrics, SkillId } from '../../core/package/types';
 import { discoverPackages } from '../../core/workspace/discover';
 import { identityFromPath } from '../../core/workspace/identity';
+import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../../core/workspace/read';
+import { WorkbenchError } from '../../core/errors';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
@@ -18,7 +20,9 @@ const usage = `Usage: skillbench validate <file|dir>... [--json] [--namespace NS
 
 Validates V1 package files without contacting any store. A folder is searched
 for skills/packages/<namespace>/<name>.json (a workspace) or <namespace>/<name>.json;
-unexpected files there are reported too.
+a folder holding <name>.json files directly is a namespace folder (its name is the
+namespace). Unexpected files there are reported too. Only regular files of at most
+the package limit are read.
 
   --namespace NS  the namespace to validate a single file under (default: its folder name)
   --name NAME     the name to validate a single file under (default: its file name)
@@ -74,9 +78,11 @@ function describeIoError(error: unknown): string {
 async function validateFile(display: string, absolute: string, id: SkillId): Promise<FileReport> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(absolute);
+    bytes = await readFileBounded(absolute, PACKAGE_FILE_MAX_BYTES, 'the file');
   } catch (error) {
-    return problemReport(display, 'file_unreadable', `cannot read the file: ${describeIoError(error)}`, id);
+    if (error instanceof WorkbenchError && error.code === 'payload_too_large') return problemReport(display, 'package_bytes_exceeded', error.message, id);
+    if (error instanceof WorkbenchError && error.code === 'not_found') return problemReport(display, 'file_unreadable', 'cannot read the file: no such file or folder', id);
+    return problemReport(display, 'file_unreadable', error instanceof WorkbenchError ? error.message : `cannot read the file: ${describeIoError(error)}`, id);
   }
   const check = validatePackage(bytes, { id });
   return {

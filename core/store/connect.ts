@@ -20,6 +20,11 @@ export interface OpenStoreOptions {
   cwd?: string;
   /** Request or command timeout of network adapters, in milliseconds. */
   timeoutMs?: number;
+  /**
+   * Whether a `local:` connection may create its registry (default true). Read
+   * paths pass false: a missing registry is then `not_found` and nothing is created.
+   */
+  create?: boolean;
 }
 
 /**
@@ -35,6 +40,7 @@ export async function openStore(connection: string, options: OpenStoreOptions = 
     if (options.limits) local.limits = options.limits;
     if (options.adminLimits) local.adminLimits = options.adminLimits;
     if (options.audit) local.audit = options.audit;
+    if (options.create !== undefined) local.create = options.create;
     return openLocalStore(resolve(options.cwd ?? process.cwd(), dir), local);
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(text)?.[1]?.toLowerCase();

@@ -96,6 +96,12 @@ export interface LocalStoreOptions {
    * loss: for throwaway registries such as test and bench fixtures.
    */
   durable?: boolean;
+  /**
+   * Create the registry when the folder holds none (default true). `false` opens
+   * only an existing registry and fails with `not_found` otherwise, touching nothing:
+   * what read-only commands use, so a mistyped path never creates a registry.
+   */
+  create?: boolean;
 }
 
 const FORMAT = 1;
@@ -1030,8 +1036,9 @@ async function createMarker(root: string): Promise<void> {
 }
 
 /**
- * Opens (creating when needed) the embedded registry in `dir`. A non-empty folder
- * that is not a registry is refused, so a mistyped path never scatters files.
+ * Opens (creating when needed, unless `options.create` is false) the embedded
+ * registry in `dir`. A non-empty folder that is not a registry is refused, so a
+ * mistyped path never scatters files.
  */
 export async function openLocalStore(dir: string, options: LocalStoreOptions = {}): Promise<SkillStore> {
   const root = resolve(dir);
@@ -1042,6 +1049,9 @@ export async function openLocalStore(dir: string, options: LocalStoreOptions = {
         throw error;
       });
     let marker = await readMarker();
+    if (!marker && options.create === false) {
+      throw new StoreError('not_found', `no Skillbench registry at ${root} (no ${MARKER}); publishing to it creates one`);
+    }
     if (!marker) {
       let entries: string[] = [];
       try {

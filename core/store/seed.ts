@@ -3,13 +3,14 @@
  * has skills to list, select and evaluate. Identity comes from the path
  * `…/<namespace>/<name>.json`, as the guide's example setup script derives it.
  */
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultConnection, openStore, type OpenStoreOptions } from './connect';
 import { isStoreError } from './errors';
 import { isSlug } from './publication';
 import type { SkillStore } from './types';
+import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../workspace/read';
 
 /** The example workspace a fresh default registry is seeded from (`examples/skills/packages/`). */
 export function examplesPackagesDir(): string {
@@ -53,7 +54,7 @@ export async function seedExamples(store: SkillStore, dir: string): Promise<Seed
       continue;
     }
     try {
-      const body = await readFile(file, 'utf8');
+      const body = await readFileBounded(file, PACKAGE_FILE_MAX_BYTES, rel);
       const result = await store.publish({
         id,
         body,
@@ -83,15 +84,17 @@ export interface OpenSeededOptions extends OpenStoreOptions {
 
 /**
  * Opens `connection`, or the default embedded registry when it is undefined.
- * The default registry is seeded with the examples the first time it is found
- * empty (`seed` reports what was published); a named connection is never seeded.
+ * The default registry is created when absent and seeded with the examples the
+ * first time it is found empty (`seed` reports what was published); a named
+ * connection is never seeded, and a named `local:` registry that does not exist
+ * is `not_found` unless `options.create` is true (an explicit write).
  */
 export async function openSeededStore(
   connection: string | undefined,
   options: OpenSeededOptions = {},
 ): Promise<{ store: SkillStore; seed?: SeedReport }> {
-  const { env, examples, ...open } = options;
-  const store = await openStore(connection ?? defaultConnection(env), open);
+  const { env, examples, create, ...open } = options;
+  const store = await openStore(connection ?? defaultConnection(env), { ...open, create: connection === undefined || create === true });
   if (connection !== undefined) return { store };
   try {
     if ((await store.listMetadata({ limit: 1 })).length > 0) return { store };

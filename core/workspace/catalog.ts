@@ -7,7 +7,7 @@
  * hashes computed by core/package. Invalid packages are not served; they are
  * listed in `problems` with their findings so the caller can report them.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { buildManifest, computeIntegrity, isSlug, validatePackage } from '../package/index';
 import type { Finding, SkillId, SkillManifest, SkillPackage } from '../package/types';
@@ -25,6 +25,7 @@ import type {
   SkillResourceBody,
 } from '../store/types';
 import { discoverPackages } from './discover';
+import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from './read';
 
 /** A package that could not be served, with why. */
 export interface CatalogProblem {
@@ -199,10 +200,10 @@ export async function openFolderRegistry(dir: string, options: { label?: string 
       let bytes: Uint8Array;
       let updatedAt: string;
       try {
-        bytes = await readFile(file.file);
+        bytes = await readFileBounded(file.file, PACKAGE_FILE_MAX_BYTES, file.path);
         updatedAt = (await stat(file.file)).mtime.toISOString();
       } catch (error) {
-        problems.push({ path: file.path, skill, message: `cannot read the file: ${error instanceof Error ? error.message : String(error)}`, findings: [] });
+        problems.push({ path: file.path, skill, message: error instanceof Error ? error.message : String(error), findings: [] });
         return;
       }
       const check = validatePackage(bytes, { id: file.id });
@@ -243,7 +244,7 @@ export function isConnectionString(value: string): boolean {
  */
 export async function openCatalog(value: string, options: { cwd: string }): Promise<OpenCatalog> {
   if (isConnectionString(value)) {
-    const store = await openStore(value.trim(), { cwd: options.cwd });
+    const store = await openStore(value.trim(), { cwd: options.cwd, create: false });
     return { registry: store, label: store.description || redactConnection(value), problems: [], close: () => store.close() };
   }
   const registry = await openFolderRegistry(resolve(options.cwd, value), { label: value });

@@ -1,7 +1,8 @@
 /**
  * Finds package files in a folder: `skills/packages/<namespace>/<name>.json`
- * when the folder is a workspace (ARCHITECTURE.md section 6), otherwise
- * `<namespace>/<name>.json` directly below it. Finder's `.DS_Store` and other
+ * when the folder is a workspace (ARCHITECTURE.md section 6), `<name>.json`
+ * when the folder holds package files directly (it is then a namespace folder,
+ * named after the namespace), otherwise `<namespace>/<name>.json` directly below it. Finder's `.DS_Store` and other
  * dotfiles are ignored; anything else out of place (a stray file, a folder
  * nested too deep, a name that is not a slug) comes back as an entry with a
  * problem, never skipped silently (guide section 3).
@@ -104,8 +105,11 @@ export async function discoverPackages(root: string): Promise<DiscoveredFile[]> 
     problem(folder, 'unreadable', `cannot read the folder: ${describeError(error)}`);
     return out;
   }
+  // A folder holding package files directly is itself a namespace folder (`.../<namespace>/`).
+  const holdsPackages = folder === root && namespaces.some((e) => e.kind === 'file' && e.name.endsWith('.json'));
+  if (holdsPackages) namespaces = [{ name: basename(root), kind: 'directory' }];
   for (const ns of namespaces) {
-    const nsPath = join(folder, ns.name);
+    const nsPath = holdsPackages ? root : join(folder, ns.name);
     if (ns.kind !== 'directory') {
       problem(nsPath, 'unexpected_entry', 'unexpected file: packages live in <namespace>/<name>.json, one folder per namespace');
       continue;

@@ -10,7 +10,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
 import { skillKey, type SkillId } from '../package/types';
-import { discoverPackages, packagesFolder } from './discover';
+import { discoverPackages } from './discover';
 import { identityFromPath, parseSkillId } from './identity';
 
 /** A draft package file to evaluate. */
@@ -92,13 +92,13 @@ export async function resolveTargets(args: readonly string[], options: { cwd: st
     }
     if (kind === 'dir') {
       const found = await discoverPackages(abs);
-      const folder = await packagesFolder(abs);
       for (const f of found) {
         if (!f.id) {
           skipped.push({ file: display(f.file), message: f.problem?.message ?? 'not a package' });
           continue;
         }
-        const extras = await extraCasesFile(folder, f.id);
+        // The folder of namespace folders, whichever level was named.
+        const extras = await extraCasesFile(dirname(dirname(f.file)), f.id);
         targets.push({ kind: 'draft', id: f.id, file: display(f.file), abs: f.file, ...(extras && { extras }) });
       }
       if (!found.some((f) => f.id)) throw refuse(arg, 'holds no package (<namespace>/<name>.json or skills/packages/<namespace>/<name>.json)');

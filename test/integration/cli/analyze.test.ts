@@ -110,7 +110,7 @@ describe('skillbench analyze', () => {
     await writeFile(join(work, 'big.txt'), 'x'.repeat(5000));
     const big = await runCli(['analyze', FILE, '--model', 'openai:smart', '--guidance-file', 'big.txt'], { cwd: work, env: env() });
     expect(big.code).toBe(2);
-    expect(big.stderr).toContain('above the 4096 bytes');
+    expect(big.stderr).toContain('above the limit of 4096 bytes');
     expect(emulator.requests).toHaveLength(0);
   }, 60_000);
 

@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreError } from '../../../../core/store/errors';
 import { openLocalStore } from '../../../../core/store/local';
 import { automaticPrecondition } from '../../../../core/store/publication';
 import { openSeededStore, seedExamples } from '../../../../core/store/seed';
@@ -62,7 +63,9 @@ describe('openSeededStore', () => {
     expect(again.seed).toBeUndefined();
     await again.store.close();
 
-    const named = await openSeededStore(`local:${join(base, 'named')}`);
+    const missing = await openSeededStore(`local:${join(base, 'named')}`).catch((e: unknown) => e);
+    expect((missing as StoreError).code).toBe('not_found');
+    const named = await openSeededStore(`local:${join(base, 'named')}`, { create: true });
     expect(named.seed).toBeUndefined();
     expect(await named.store.listMetadata()).toEqual([]);
     await named.store.close();
