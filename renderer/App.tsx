@@ -2,10 +2,11 @@
  * The workbench: the shell and the view modules it shows. To add a view, write
  * its module (a `ViewModule`, see `shell/views.ts`) and list it here.
  */
+import { editorModule } from './editor/index';
 import { Shell } from './shell/Shell';
 import { createRegistry, RegistryContext } from './shell/views';
 
-const registry = createRegistry([]);
+const registry = createRegistry([editorModule]);
 
 export function App() {
   return (

@@ -91,6 +91,29 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'versions.deleteRange', category: 'History', title: 'Delete a Range of Versions…', when: 'versions' },
   { command: 'versions.toggleTombstones', category: 'History', title: 'Show or Hide Tombstones', when: 'versions' },
   { command: 'versions.loadMore', category: 'History', title: 'Load Older Versions', when: 'versions' },
+
+  // editor
+  { command: 'editor.nextProblem', category: 'Editor', title: 'Go to Next Problem', keys: ['F8'], when: 'editor' },
+  { command: 'editor.previousProblem', category: 'Editor', title: 'Go to Previous Problem', keys: ['Shift+F8'], when: 'editor' },
+  { command: 'editor.showProblems', category: 'Editor', title: 'Focus Problems Filter', keys: ['Mod+Shift+M'], when: 'editor' },
+  { command: 'editor.focusText', category: 'Editor', title: 'Focus Package Text', keys: ['Mod+Shift+J'], when: 'editor' },
+  { command: 'editor.saveDraft', category: 'Editor', title: 'Save Draft', keys: ['Mod+S'], when: 'editor' },
+  { command: 'editor.diffPublished', category: 'Editor', title: 'Diff Draft Against Published', keys: ['Mod+Alt+D'], when: 'editor' },
+  { command: 'editor.diffVersion', category: 'Editor', title: 'Diff Draft Against a Version…', when: 'editor' },
+  { command: 'editor.diffConnection', category: 'Editor', title: 'Diff Draft Against Another Connection…', when: 'editor' },
+  { command: 'editor.publish', category: 'Editor', title: 'Publish Draft', keys: ['Mod+Shift+Enter'], when: 'editor' },
+  { command: 'editor.analyze', category: 'Editor', title: 'Analyze with the Advisor', when: 'editor' },
+
+  // diff
+  { command: 'diff.nextChange', category: 'Diff', title: 'Go to Next Change', keys: ['F7'], when: 'diff' },
+  { command: 'diff.previousChange', category: 'Diff', title: 'Go to Previous Change', keys: ['Shift+F7'], when: 'diff' },
+  { command: 'diff.toggleInline', category: 'Diff', title: 'Toggle Side by Side / Inline', keys: ['Mod+Alt+I'], when: 'diff' },
+  { command: 'diff.toggleUnchanged', category: 'Diff', title: 'Hide or Show Unchanged Regions', keys: ['Mod+Alt+U'], when: 'diff' },
+
+  // merge
+  { command: 'merge.nextConflict', category: 'Merge', title: 'Go to Next Conflict', keys: ['F7'], when: 'merge' },
+  { command: 'merge.previousConflict', category: 'Merge', title: 'Go to Previous Conflict', keys: ['Shift+F7'], when: 'merge' },
+  { command: 'merge.complete', category: 'Merge', title: 'Complete Merge and Publish', keys: ['Mod+Shift+Enter'], when: 'merge' },
 ];
 
 /** A human label for a scope, as the help sheet groups rows. */

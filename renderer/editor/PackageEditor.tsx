@@ -1,0 +1,314 @@
+/**
+ * The package editor tab: Monaco on the package JSON (schema completion and
+ * hovers), the registry's validator in a worker on every edit with markers at
+ * the located ranges, the problems panel, and the meters, all fed by one
+ * validation result. Drafts autosave through the host when it keeps drafts.
+ */
+import { useEffect, useMemo, useRef, useState } from 'react';
+import type { SkillId } from '../../core/package/types';
+import { workbenchClient } from '../api/client';
+import { offlineReason, useConnectionsStore } from '../connections/useConnectionsStore';
+import { useCommands } from '../shell/commands';
+import { useTabPersistence } from '../shell/guard';
+import { SafeText } from '../shell/SafeText';
+import { useTabScope } from '../shell/Tabs';
+import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
+import { useStatusStore } from '../shell/useStatusStore';
+import { useTabsStore } from '../shell/useTabsStore';
+import type { TabViewProps } from '../shell/views';
+import { createAutosaver, openDocument } from './document';
+import { markersOf } from './markers';
+import { Meters } from './Meters';
+import { packageMeters } from './meters';
+import { monaco, monacoTheme, usePackageSchema } from './monaco';
+import { ProblemsPanel } from './ProblemsPanel';
+import { countProblems, positionOf, stepProblem } from './problems';
+import { editorActions } from './actions';
+import { findingsOf, useEditorStore } from './useEditorStore';
+import { createDocumentValidator, type DocumentValidator } from './validation';
+import './editor.css';
+
+/** The parameters of an editor tab. */
+export interface EditorTabParams {
+  connection: string;
+  skill: SkillId;
+}
+
+const AUTOSAVE_DELAY_MS = 800;
+
+type Loaded = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready' };
+
+function locateLine(model: monaco.editor.ITextModel, pointer: string): { line: number; column: number } | undefined {
+  // The last segment as a key in the text is a good enough anchor for a meter click.
+  const key = pointer.split('/').filter(Boolean).pop();
+  if (!key || /^\d+$/.test(key)) return undefined;
+  const match = model.findNextMatch(`"${key}"`, { lineNumber: 1, column: 1 }, false, true, null, false);
+  return match ? { line: match.range.startLineNumber, column: match.range.startColumn } : undefined;
+}
+
+export function PackageEditor({ tab, active }: TabViewProps) {
+  const params = tab.params as unknown as EditorTabParams;
+  const scope = useTabScope();
+  const host = useRef<HTMLDivElement>(null);
+  const filterRef = useRef<HTMLInputElement>(null);
+  const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
+  const savedText = useRef<string>('');
+  const autosaver = useRef<ReturnType<typeof createAutosaver> | null>(null);
+  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const doc = useEditorStore((s) => s.docs[tab.id]);
+  const reachability = useConnectionsStore((s) => s.reachability[params.connection]);
+
+  // Load the schema and the document, then build the editor.
+  useEffect(() => {
+    let disposed = false;
+    const api = workbenchClient();
+    let validator: DocumentValidator | undefined;
+    let editor: monaco.editor.IStandaloneCodeEditor | undefined;
+    let model: monaco.editor.ITextModel | undefined;
+    (async () => {
+      const [schema, opened] = await Promise.all([api['packages.schema']({ connection: params.connection }), openDocument(api, params.connection, params.skill)]);
+      if (disposed || !host.current) return;
+      usePackageSchema(schema.schema);
+      savedText.current = opened.text;
+      useEditorStore.getState().put({
+        tabId: tab.id,
+        connection: params.connection,
+        skill: params.skill,
+        text: opened.text,
+        base: opened.base,
+        limits: schema.limits,
+        ...(opened.draftId ? { draftId: opened.draftId } : {}),
+        save: opened.autosaveUnavailable ? { state: 'unavailable', message: opened.autosaveUnavailable } : { state: 'idle' },
+      });
+      if (opened.restored) {
+        useNotificationsStore.getState().push('info', `${params.skill.namespace}/${params.skill.name}: your autosaved draft was offered back.`);
+        useTabsStore.getState().setDirty(tab.id, true);
+      }
+      const uri = monaco.Uri.from({ scheme: 'skill', authority: params.connection, path: `/${params.skill.namespace}/${params.skill.name}.json` });
+      model = monaco.editor.getModel(uri) ?? monaco.editor.createModel(opened.text, 'json', uri);
+      model.setValue(opened.text);
+      editor = monaco.editor.create(host.current, {
+        model,
+        theme: monacoTheme(),
+        automaticLayout: true,
+        minimap: { enabled: false },
+        fontSize: 13,
+        tabSize: 2,
+        scrollBeyondLastLine: false,
+        wordWrap: 'on',
+        renderWhitespace: 'selection',
+        unicodeHighlight: { ambiguousCharacters: true, invisibleCharacters: true },
+        links: false,
+        fixedOverflowWidgets: true,
+        ariaLabel: `Package JSON of ${params.skill.namespace}/${params.skill.name}`,
+      });
+      editorRef.current = editor;
+      let editedAt = performance.now();
+      const currentModel = model;
+      validator = createDocumentValidator({
+        id: params.skill,
+        limits: schema.limits,
+        onResult: (response) => {
+          const findings = [...response.check.errors, ...response.check.warnings];
+          monaco.editor.setModelMarkers(currentModel, 'skillbench', markersOf(findings, { lineCount: currentModel.getLineCount(), lineLength: (n) => currentModel.getLineLength(n) }));
+          const feedbackMs = performance.now() - editedAt;
+          useEditorStore.getState().patch(tab.id, { check: response.check, feedbackMs });
+          host.current?.setAttribute('data-validated-seq', String(response.seq));
+          host.current?.setAttribute('data-feedback-ms', feedbackMs.toFixed(1));
+        },
+      });
+      if (opened.draftId) {
+        const draftId = opened.draftId;
+        autosaver.current = createAutosaver({
+          delayMs: AUTOSAVE_DELAY_MS,
+          save: async (text) => {
+            await api['drafts.save']({ id: draftId, text });
+          },
+          onState: (state, message) => useEditorStore.getState().patch(tab.id, { save: { state, ...(message ? { message } : {}) } }),
+        });
+      }
+      validator.validate(opened.text);
+      editor.onDidChangeModelContent(() => {
+        const text = currentModel.getValue();
+        editedAt = performance.now();
+        validator?.validate(text);
+        useEditorStore.getState().patch(tab.id, { text, registryFindings: undefined });
+        useTabsStore.getState().setDirty(tab.id, text !== savedText.current);
+        autosaver.current?.edited(text);
+      });
+      setLoaded({ state: 'ready' });
+    })().catch((error: unknown) => {
+      if (!disposed) setLoaded({ state: 'failed', message: messageOf(error) });
+    });
+    return () => {
+      disposed = true;
+      void autosaver.current?.flush();
+      validator?.dispose();
+      editor?.dispose();
+      model?.dispose();
+      editorRef.current = null;
+      useEditorStore.getState().drop(tab.id);
+      useStatusStore.getState().clear(tab.id);
+    };
+    // The tab id names the skill and connection; params never change for one tab.
+  }, [tab.id]);
+
+  // Layout when the tab becomes visible again.
+  useEffect(() => {
+    if (active) editorRef.current?.layout();
+  }, [active]);
+
+  const findings = useMemo(() => findingsOf(doc), [doc]);
+  const meters = useMemo(() => (doc?.check && doc.limits ? packageMeters(doc.check, doc.limits, params.skill) : []), [doc?.check, doc?.limits, params.skill]);
+
+  // The status bar reads the same result.
+  useEffect(() => {
+    if (!doc) return;
+    const catalog = meters.find((m) => m.id === 'catalog');
+    useStatusStore.getState().set(tab.id, {
+      problems: countProblems(findings),
+      base: doc.base ? { version: doc.base.version, label: `@${doc.connection}` } : { none: 'new skill (not published yet)' },
+      mode: 'JSON',
+      ...(catalog && catalog.used !== null ? { meter: { used: catalog.used, limit: catalog.limit, unit: 'tok', label: catalog.title } } : {}),
+    });
+  }, [doc, findings, meters, tab.id]);
+
+  const reveal = (line: number, column: number) => {
+    const editor = editorRef.current;
+    if (!editor) return;
+    editor.setPosition({ lineNumber: line, column });
+    editor.revealPositionInCenter({ lineNumber: line, column });
+    editor.focus();
+  };
+
+  const step = (direction: 1 | -1) => {
+    const editor = editorRef.current;
+    const position = editor?.getPosition();
+    const next = stepProblem(findings, { line: position?.lineNumber ?? 1, column: position?.column ?? 1 }, direction);
+    if (!next) return;
+    const at = positionOf(next);
+    reveal(at.line, at.column);
+  };
+
+  const actions = editorActions({ tabId: tab.id, connection: params.connection, skill: params.skill });
+  const errors = countProblems(findings).errors;
+  const offline = reachability?.status === 'down' ? (offlineReason(params.connection) ?? 'the connection is offline') : undefined;
+  const publishBlocked = !doc ? 'The draft is still loading' : errors > 0 ? `Fix ${errors} error${errors === 1 ? '' : 's'} first` : offline ? `Offline: ${offline}` : undefined;
+
+  useCommands(scope, {
+    'editor.nextProblem': { enabled: () => (findings.length ? true : 'No problems'), run: () => step(1) },
+    'editor.previousProblem': { enabled: () => (findings.length ? true : 'No problems'), run: () => step(-1) },
+    'editor.showProblems': () => filterRef.current?.focus(),
+    'editor.focusText': () => editorRef.current?.focus(),
+    'editor.saveDraft': {
+      enabled: () => (autosaver.current ? true : (doc?.save.message ?? 'This host keeps no drafts')),
+      run: () => autosaver.current?.flush(),
+    },
+    'editor.diffPublished': { enabled: () => (doc?.base ? true : 'Nothing is published yet'), run: () => actions.diff({ kind: 'published' }) },
+    'editor.diffVersion': { enabled: () => (doc?.base ? true : 'Nothing is published yet'), run: () => actions.pickVersion() },
+    'editor.diffConnection': () => actions.pickConnection(),
+    'editor.publish': { enabled: () => publishBlocked ?? true, run: () => actions.publish() },
+  });
+
+  useTabPersistence(tab.id, {
+    save: async () => {
+      if (!autosaver.current) throw new Error(doc?.save.message ?? 'This host keeps no drafts: publish the edits, or close without saving.');
+      await autosaver.current.flush();
+      return useEditorStore.getState().docs[tab.id]?.save.state !== 'failed';
+    },
+    discard: () => {
+      autosaver.current?.cancel();
+      if (doc?.draftId) void workbenchClient()['drafts.discard']({ id: doc.draftId }).catch(() => undefined);
+    },
+  });
+
+  const saveLabel =
+    doc?.save.state === 'saving' ? 'Saving draft…' : doc?.save.state === 'saved' ? 'Draft saved' : doc?.save.state === 'failed' ? `Draft not saved: ${doc.save.message ?? ''}` : doc?.save.state === 'unavailable' ? 'Not autosaved' : '';
+
+  return (
+    <div className="editor-view" data-testid={`editor-${params.connection}-${params.skill.namespace}-${params.skill.name}`}>
+      <header className="editor-toolbar">
+        <span className="editor-title isolate">
+          <strong>
+            {params.skill.namespace}/{params.skill.name}
+          </strong>{' '}
+          <span className="muted">@{params.connection}</span> ▸ draft{' '}
+          <span className="muted" data-testid="editor-base">
+            {doc ? (doc.base ? `(based on v${doc.base.version})` : '(new skill)') : ''}
+          </span>
+        </span>
+        <span className={`editor-save ${doc?.save.state === 'failed' ? 'err' : 'muted'}`} title={doc?.save.message} data-testid="editor-save-state">
+          {saveLabel}
+        </span>
+        <span className="spacer" />
+        <button type="button" className="btn small" disabled={!doc?.base} title={doc?.base ? 'Diff against the published revision' : 'Nothing is published yet'} onClick={() => actions.diff({ kind: 'published' })} data-testid="editor-diff">
+          Diff
+        </button>
+        <button type="button" className="btn small" disabled={!doc?.base} title="Diff against a retained version" onClick={() => actions.pickVersion()} data-testid="editor-diff-version">
+          Diff v…
+        </button>
+        <button type="button" className="btn small" title="Diff against the same skill on another connection" onClick={() => actions.pickConnection()} data-testid="editor-diff-connection">
+          Diff @…
+        </button>
+        <button
+          type="button"
+          className="btn small primary"
+          disabled={publishBlocked !== undefined}
+          title={publishBlocked ?? 'Publish the draft'}
+          onClick={() => actions.publish()}
+          data-testid="editor-publish"
+        >
+          Publish
+        </button>
+      </header>
+      {loaded.state === 'failed' && (
+        <div className="empty-state" data-testid="editor-error">
+          <strong>The skill could not be opened</strong>
+          <SafeText text={loaded.message} />
+        </div>
+      )}
+      {doc?.save.state === 'unavailable' && (
+        <div className="editor-banner muted" data-testid="editor-no-drafts">
+          {doc.save.message}
+        </div>
+      )}
+      <div className="editor-body" hidden={loaded.state === 'failed'}>
+        <div
+          className="editor-monaco"
+          ref={host}
+          data-autofocus
+          tabIndex={-1}
+          onFocus={(e) => {
+            if (e.target === e.currentTarget) editorRef.current?.focus();
+          }}
+          data-testid="editor-monaco"
+        />
+        <aside className="editor-side">
+          {loaded.state === 'loading' && <span className="muted">Opening…</span>}
+          <Meters
+            meters={meters}
+            onSelect={(pointer) => {
+              const model = editorRef.current?.getModel();
+              const at = model ? locateLine(model, pointer) : undefined;
+              if (at) reveal(at.line, at.column);
+            }}
+          />
+          {doc?.feedbackMs !== undefined && (
+            <span className="muted editor-timing" data-testid="editor-feedback-ms">
+              Validated in {doc.check ? Math.max(1, Math.round(doc.feedbackMs)) : '—'} ms
+            </span>
+          )}
+        </aside>
+      </div>
+      <ProblemsPanel
+        ref={filterRef}
+        findings={findings}
+        {...(doc?.registryFindings?.length ? { source: 'The registry refused the publish' } : {})}
+        onSelect={(f) => {
+          const at = positionOf(f);
+          reveal(at.line, at.column);
+        }}
+      />
+    </div>
+  );
+}

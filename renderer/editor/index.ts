@@ -1,0 +1,32 @@
+/**
+ * The package editor module: the `editor` tab view, and the `skill.edit`
+ * intent (the catalog's Open, quick open) that opens a skill in it.
+ */
+import type { SkillId } from '../../core/package/types';
+import { useTabsStore } from '../shell/useTabsStore';
+import type { ViewModule } from '../shell/views';
+import { PackageEditor } from './PackageEditor';
+import { editorTabId } from './useEditorStore';
+
+/** Opens (or focuses) the editor of `skill` on `connection`. */
+export function openEditor(connection: string, skill: SkillId, options: { preview?: boolean } = {}): string {
+  return useTabsStore.getState().open({
+    id: editorTabId(connection, skill),
+    kind: 'editor',
+    title: skill.name,
+    description: `${skill.namespace}/${skill.name} @ ${connection}`,
+    connectionId: connection,
+    params: { connection, skill: { namespace: skill.namespace, name: skill.name } },
+    preview: options.preview === true,
+  });
+}
+
+export const editorModule: ViewModule = {
+  id: 'editor',
+  tabViews: [{ kind: 'editor', scope: 'editor', component: PackageEditor, icon: '{}' }],
+  intents: {
+    'skill.edit': ({ connection, skill, preview }) => {
+      openEditor(connection, skill, preview === undefined ? {} : { preview });
+    },
+  },
+};
