@@ -36,16 +36,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (limit !== undefined) query.limit = limit;
     const page = await store.listVersions(id, query);
     if (json) {
-      printJson(io, {
-        versions: page.versions.map((v) => ({
-          version: v.version,
-          status: v.status,
-          created_at: v.created_at,
-          manifest_hash: v.manifest_hash,
-          change_reason: v.change_reason,
-        })),
-        next_before: page.next_before,
-      });
+      // The whole record the store returns (deleted_at, protection, ...), as the HTTP API does.
+      printJson(io, { versions: page.versions, next_before: page.next_before });
     } else {
       for (const v of page.versions) {
         const mark = v.protection === 'published' ? ' published' : v.protection === 'protected' ? ' protected' : '';

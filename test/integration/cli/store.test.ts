@@ -138,17 +138,19 @@ describe('skillbench publish/get/versions/delete/list against local:', { timeout
 
     const versions = await cli(['versions', 'travel/weather-assessment', ...from, '--limit', '2', '--json']);
     expect(versions.code).toBe(0);
-    const page = json<{ versions: { version: number; status: string }[]; next_before: number | null }>(versions);
-    expect(page.versions.map((v) => [v.version, v.status])).toEqual([
-      [3, 'available'],
-      [2, 'available'],
+    const page = json<{ versions: { version: number; status: string; protection?: string }[]; next_before: number | null }>(versions);
+    // The whole record of the store, protection included.
+    expect(page.versions.map((v) => [v.version, v.status, v.protection])).toEqual([
+      [3, 'available', 'published'],
+      [2, 'available', 'protected'],
     ]);
     expect(page.next_before).toBe(2);
     const older = json<{ versions: { version: number; status: string; change_reason: string }[] }>(
       await cli(['versions', 'travel/weather-assessment', ...from, '--before', '2', '--json']),
     );
     expect(older.versions).toEqual([expect.objectContaining({ version: 1, status: 'deleted', change_reason: 'Revision one' })]);
-    expect(Object.keys(older.versions[0] ?? {}).sort()).toEqual(['change_reason', 'created_at', 'manifest_hash', 'status', 'version']);
+    expect(Object.keys(older.versions[0] ?? {}).sort()).toEqual(['change_reason', 'created_at', 'deleted_at', 'manifest_hash', 'status', 'version']);
+    expect(Number.isNaN(Date.parse((older.versions[0] as { deleted_at?: string }).deleted_at ?? ''))).toBe(false);
   });
 
   it('lists with filters; a bad connection is a usage error, a refused one exit 6', async () => {
