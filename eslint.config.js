@@ -40,7 +40,7 @@ export default tseslint.config(
   },
   {
     // Pure, isomorphic modules: they run in a renderer Web Worker too.
-    files: ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts'],
+    files: ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts', 'core/redact.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: upperLayers.message }, ...noNode], patterns: [upperLayers, nodeOnlyCore] }],
     },

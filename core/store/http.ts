@@ -14,13 +14,17 @@
  *   the valid bindings, plus one exact read per numeric binding that is not the
  *   published revision, plus one published read per identity the list did not show
  *   (to tell "absent" from "list truncated by the host"). Reads run 8 at a time.
- * - The token and extra headers never appear in errors, descriptions or logs.
+ * - The token and extra headers never appear in errors, descriptions or logs, even
+ *   when a host reflects them in its error message.
+ * - Only 2xx answers are success. A redirect is an error naming its (redacted)
+ *   target; it is never followed, so the token never goes to another address.
  *
  * The actor of a publication cannot be proven by a client: it is sent only when
  * `actorHeader` is configured, and a host uses it only if its own attribution
  * middleware chooses to trust that header.
  */
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
+import { createRedactor, redactAuthText, redactUrl, redactValue, type Redactor } from '../redact';
 import { DEFAULT_AUTHORING_LIMITS, resolveLimits } from '../package/index';
 import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { STORE_ERROR_STATUS, StoreError, storeErrorCodeForStatus, type StoreErrorCode } from './errors';
@@ -199,8 +203,12 @@ class HttpStore implements SkillStore {
   private readonly actorHeader: string | undefined;
   private closed = false;
 
-  constructor(base: URL, options: HttpStoreOptions, auth: string | undefined) {
+  /** Removes this client's credentials from text a host wrote. */
+  private readonly redact: Redactor;
+
+  constructor(base: URL, options: HttpStoreOptions, auth: string | undefined, secrets: string[] = []) {
     this.base = base;
+    this.redact = createRedactor([...secrets, ...(auth === undefined ? [] : [auth, auth.replace(/^\S+\s+/, '')]), ...Object.values(options.headers ?? {})]);
     this.description = `${base.origin}${base.pathname}`;
     this.limits = resolveLimits(options.limits);
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -247,10 +255,10 @@ class HttpStore implements SkillStore {
       let lastError: StoreError;
       try {
         const answer = await this.attempt(method, url, options);
-        if (answer.status < 400) return answer;
+        if (answer.status >= 200 && answer.status < 300) return answer;
         failure = { kind: 'status', status: answer.status };
         retryAfter = parseRetryAfter(headerValue(answer.headers, ADMIN_HEADERS.retryAfter));
-        lastError = errorFromAnswer(answer, what);
+        lastError = errorFromAnswer(answer, what, (text) => redactAuthText(this.redact(text)));
       } catch (error) {
         if (error instanceof StoreError) throw error;
         const code = errorCodeOf(error);
@@ -284,6 +292,17 @@ class HttpStore implements SkillStore {
         throw new StoreError('invalid_request', `request not sent: ${(error as Error).message}`);
       }
       throw error;
+    }
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      // Never followed: the Authorization header would go with it.
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const location = headerValue(response.headers, 'location');
+      const target = location === undefined ? 'no Location given' : `to ${redactUrl(this.redact(location.slice(0, 500)))}`;
+      throw new StoreError(
+        'unavailable',
+        `${method} ${this.description}: the host answered ${response.statusCode}, a redirect (${target}); redirects are not followed: connect to the admin API's own address`,
+        { details: { status: response.statusCode, ...(location !== undefined && { location: redactUrl(this.redact(location.slice(0, 500))) }) } },
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;
@@ -620,7 +639,8 @@ function limitsFromSchema(schema: unknown): Partial<SkillAuthoringLimits> {
   return out;
 }
 
-function errorFromAnswer(answer: Answer, what: string): StoreError {
+/** The error of a non-2xx answer; `clean` removes credentials from what the host wrote. */
+function errorFromAnswer(answer: Answer, what: string, clean: (text: string) => string): StoreError {
   const { status } = answer;
   const body = isObject(answer.json) ? answer.json : {};
   const err = body['error'];
@@ -650,8 +670,9 @@ function errorFromAnswer(answer: Answer, what: string): StoreError {
     const v = isObject(body['validation']) ? body['validation'] : body;
     if (Array.isArray(v['errors'])) details = { ...details, errors: v['errors'], warnings: v['warnings'] ?? [], metrics: v['metrics'] };
   }
-  const text = message || `HTTP ${status}`;
-  return new StoreError(code, code === 'unavailable' && !message.startsWith('the host refused') ? `${what}: ${text}` : text, details ? { details } : undefined);
+  const text = clean(message || `HTTP ${status}`);
+  const safeDetails = details ? redactValue(details, clean) : undefined;
+  return new StoreError(code, code === 'unavailable' && !message.startsWith('the host refused') ? `${what}: ${text}` : text, safeDetails ? { details: safeDetails } : undefined);
 }
 
 function transportError(error: unknown, what: string, timeoutMs: number): StoreError {
@@ -689,6 +710,8 @@ export async function openHttpStore(url: string, options: HttpStoreOptions = {})
   }
   if (base.search || base.hash) throw new StoreError('invalid_request', 'the admin API URL must not carry a query or fragment');
   let auth: string | undefined;
+  const secrets: string[] = [];
+  if (base.password) secrets.push(base.password, decodeURIComponent(base.password));
   const token = options.token ?? process.env[TOKEN_ENV];
   if (token !== undefined && token.length > 0) auth = `Bearer ${token}`;
   else if (base.username || base.password) {
@@ -696,7 +719,7 @@ export async function openHttpStore(url: string, options: HttpStoreOptions = {})
   }
   base.username = '';
   base.password = '';
-  const store = new HttpStore(base, options, auth);
+  const store = new HttpStore(base, options, auth, secrets);
   try {
     await store.probe();
   } catch (error) {

@@ -1,0 +1,167 @@
+/**
+ * Secret redaction for every text that leaves the process: terminal output,
+ * reports, run files, logs and error messages. Isomorphic (no Node built-ins), so
+ * the CLI, the admin host, the eval engine and the workbench use the same rules.
+ *
+ * Two kinds of secrets are removed:
+ * - the user-info of any URL (`scheme://user:password@host` keeps the user and
+ *   hides the password; a lone user-info, which Redis reads as a password, is
+ *   hidden whole), and secret-looking query parameters;
+ * - every known secret value (API keys, registry tokens, URL and Redis passwords)
+ *   wherever it appears, also percent-encoded.
+ *
+ * Text written by a remote host (an error message a gateway reflected) also goes
+ * through {@link redactAuthText}, which removes `Authorization`/`api-key` pairs and
+ * bearer tokens by shape; that pass is kept off ordinary output because package
+ * text may legitimately say "authorization: required".
+ */
+
+/** What a redacted secret is replaced with. */
+export const REDACTED = '***';
+
+/** Values shorter than this are not searched for as text: they would blank ordinary words. */
+export const MIN_SECRET_LENGTH = 6;
+
+/** Environment variables whose value is a secret, by name. */
+const SECRET_ENV_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?)$/i;
+
+const SECRET_PARAM = /^(pass(word)?|pwd|token|secret|api[-_]?key|key|auth(orization)?|access[-_]?token|sentinel[-_]?password|sig(nature)?)$/i;
+
+// scheme://userinfo@ — the user-info may hold any character but '/', '?', '#' and whitespace.
+const URL_USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"'<>]*)@/gi;
+const URL_SECRET_QUERY = /([?&])([^=&#\s"'<>]+)=([^&#\s"'<>]*)/g;
+const KEY_VALUE = /\b((?:x-api-key|api[_-]?key|authorization|proxy-authorization)["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|Token)\s+)?(?!\*\*\*)[^\s"',;}]+/gi;
+const BEARER = /\bBearer\s+(?!\*\*\*)[A-Za-z0-9\-._~+/]{6,}=*/g;
+const KEY_SHAPED = /\b(?:sk-(?:ant-|proj-|svcacct-)?|gsk_|xai-)[A-Za-z0-9_*-]{6,}/g;
+
+/**
+ * Removes credentials by shape from text a remote host wrote: `Authorization:`,
+ * `api-key=` and similar pairs, bearer tokens and strings shaped like provider keys.
+ */
+export function redactAuthText(text: string): string {
+  return text.replace(KEY_VALUE, `$1${REDACTED}`).replace(BEARER, `Bearer ${REDACTED}`).replace(KEY_SHAPED, REDACTED);
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+function redactUserinfo(scheme: string, userinfo: string): string {
+  if (userinfo.length === 0) return `${scheme}@`;
+  const colon = userinfo.indexOf(':');
+  return colon < 0 ? `${scheme}${REDACTED}@` : `${scheme}${userinfo.slice(0, colon)}:${REDACTED}@`;
+}
+
+/**
+ * The URLs inside `text` without their secrets: user-info passwords (a lone
+ * user-info whole) and the values of secret-looking query parameters become `***`.
+ */
+export function redactUrls(text: string): string {
+  return text.replace(URL_USERINFO, (_m, scheme: string, userinfo: string) => redactUserinfo(scheme, userinfo)).replace(
+    URL_SECRET_QUERY,
+    (m, sep: string, key: string, value: string) => (value.length > 0 && SECRET_PARAM.test(safeDecode(key)) ? `${sep}${key}=${REDACTED}` : m),
+  );
+}
+
+/** One URL safe to record (see {@link redactUrls}); text that is not a URL passes through the same rules. */
+export function redactUrl(url: string): string {
+  return redactUrls(url);
+}
+
+/** The secret parts of a URL: its password, a lone user-info, secret query values (decoded and as written). */
+export function secretsOfUrl(url: string): string[] {
+  const out: string[] = [];
+  for (const match of url.matchAll(URL_USERINFO)) {
+    const userinfo = match[2] ?? '';
+    const colon = userinfo.indexOf(':');
+    const secret = colon < 0 ? userinfo : userinfo.slice(colon + 1);
+    if (secret.length > 0) out.push(secret, safeDecode(secret));
+  }
+  for (const match of url.matchAll(URL_SECRET_QUERY)) {
+    const [, , key = '', value = ''] = match;
+    if (value.length > 0 && SECRET_PARAM.test(safeDecode(key))) out.push(value, safeDecode(value));
+  }
+  return out;
+}
+
+/**
+ * The secret values of an environment: every variable named like a key, token,
+ * secret or password (`OPENAI_API_KEY`, `SKILLBENCH_REGISTRY_TOKEN`, ...), the
+ * variables named in `extraNames` (a `--token-env`), and the passwords of URLs in
+ * any variable (`OPENAI_BASE_URL=http://u:pass@host/v1`, a Redis URL).
+ */
+export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>, extraNames: readonly string[] = []): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value.length === 0) continue;
+    if (SECRET_ENV_NAME.test(name) || extraNames.includes(name)) out.push(value);
+    if (value.includes('://')) out.push(...secretsOfUrl(value));
+  }
+  return out;
+}
+
+/** Base64 of a UTF-8 string without Node's Buffer (for Basic credentials that embed a secret). */
+function base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary);
+}
+
+/** A text filter that removes secrets; {@link add} teaches it more values as they become known. */
+export interface Redactor {
+  (text: string): string;
+  /** Adds secret values (short ones are ignored as free text, see {@link MIN_SECRET_LENGTH}). */
+  add(...secrets: readonly string[]): void;
+  /** The values searched for, longest first. */
+  readonly secrets: readonly string[];
+}
+
+/**
+ * A redactor for `secrets`: each value (and its percent-encoded form) becomes
+ * `***`, then the secrets of every URL (see {@link redactUrls}).
+ */
+export function createRedactor(secrets: Iterable<string> = []): Redactor {
+  let values: string[] = [];
+  const add = (...more: readonly string[]): void => {
+    const set = new Set(values);
+    for (const s of more) {
+      if (typeof s !== 'string' || s.length < MIN_SECRET_LENGTH) continue;
+      set.add(s);
+      const encoded = encodeURIComponent(s);
+      if (encoded !== s) set.add(encoded);
+    }
+    values = [...set].sort((a, b) => b.length - a.length);
+  };
+  add(...secrets);
+  const redactor = ((text: string): string => {
+    let out = text;
+    for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return redactUrls(out);
+  }) as Redactor;
+  redactor.add = add;
+  Object.defineProperty(redactor, 'secrets', { get: () => values });
+  return redactor;
+}
+
+/** The Basic credential of `user:password`, to redact alongside the password when a host may echo it. */
+export function basicCredential(user: string, password: string): string {
+  return base64(`${user}:${password}`);
+}
+
+/** A deep copy of `value` with every string passed through `redact` (plain data only). */
+export function redactValue<T>(value: T, redact: (text: string) => string): T {
+  const walk = (v: unknown, depth: number): unknown => {
+    if (typeof v === 'string') return redact(v);
+    if (v === null || typeof v !== 'object' || depth > 64) return v;
+    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = walk(x, depth + 1);
+    return out;
+  };
+  return walk(value, 0) as T;
+}
