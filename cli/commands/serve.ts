@@ -4,8 +4,10 @@
  * the URL with this launch's token, and stops cleanly on SIGINT or SIGTERM.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isLoopbackHost } from '../../core/admin/server';
+import { WorkbenchError } from '../../core/errors';
 import { Router } from '../../core/api/router';
 import { createWorkbenchService } from '../../core/api/service';
 import { createEvalsPort } from '../../evals/port';
@@ -17,7 +19,7 @@ import { untilSignal } from '../signals';
 import { openBrowser } from '../web/open';
 import { startWebHost } from '../web/host';
 
-const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open]
+const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR]
 
 Serves the workbench UI and its API on one port for a browser. The first line
 on stdout is the address to open; it carries an access token that the first
@@ -27,7 +29,16 @@ closes every connection and exits 0.
   --port N      port to bind (default 0: a free port)
   --host ADDR   address to bind (default 127.0.0.1). Binding anything but a
                 loopback address exposes the workbench to your network.
-  --open        open the address in the browser ($BROWSER, or the system's)`;
+  --open        open the address in the browser ($BROWSER, or the system's)
+  --workspace DIR
+                the folder of skills/packages/<namespace>/<name>.json to edit,
+                watched for outside edits (default: the example workspace
+                shipped with Skillbench)`;
+
+/** The example workspace shipped with Skillbench (\`examples/\`, holding skills/packages/). */
+export function exampleWorkspaceDir(): string {
+  return fileURLToPath(new URL('../../examples/', import.meta.url));
+}
 
 /** The built renderer, next to the sources. */
 export function rendererDir(): string {
@@ -51,16 +62,27 @@ async function run(args: string[], io: CliIo): Promise<number> {
     port: { type: 'string' },
     host: { type: 'string' },
     open: { type: 'boolean' },
+    workspace: { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const host = values.host ?? '127.0.0.1';
   if (host.trim().length === 0) throw new UsageError('--host must not be empty');
   const port = portArg(values.port);
+  if (values.workspace !== undefined && values.workspace.trim().length === 0) throw new UsageError('--workspace needs a folder');
+  const workspaceDir = values.workspace === undefined ? exampleWorkspaceDir() : resolve(io.cwd, values.workspace);
 
   const service = createWorkbenchService({ host: 'browser', version: await packageVersion(), env: io.env, evals: createEvalsPort() });
   const router = new Router(service, {
     onInternalError: (method, error) => say(io, `skillbench serve: internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
+  try {
+    const opened = await service.openWorkspace(workspaceDir);
+    say(io, `skillbench serve: workspace ${opened.root} (${opened.entries.filter((e) => e.skill).length} packages${opened.polling ? ', polled for changes' : ''})`);
+  } catch (error) {
+    await service.close();
+    say(io, `skillbench serve: ${error instanceof Error ? error.message : String(error)}`);
+    return error instanceof WorkbenchError && error.code === 'not_found' ? EXIT.notFound : EXIT.usage;
+  }
   let web;
   try {
     web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line) });

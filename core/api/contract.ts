@@ -1014,7 +1014,7 @@ export type WorkbenchParams = { [M in WorkbenchMethod]: z.input<(typeof METHODS)
 export type WorkbenchParsedParams = { [M in WorkbenchMethod]: z.output<(typeof METHODS)[M]['params']> };
 
 /** The result of each method. */
-export type WorkbenchResults = { [M in WorkbenchMethod]: NonNullable<(typeof METHODS)[M]['result']> };
+export type WorkbenchResults = { [M in WorkbenchMethod]: Exclude<(typeof METHODS)[M]['result'], undefined> };
 
 /** Method names, sorted. */
 export const METHOD_NAMES: readonly WorkbenchMethod[] = Object.freeze((Object.keys(METHODS) as WorkbenchMethod[]).sort());

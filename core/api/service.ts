@@ -22,6 +22,8 @@ import { EventHub } from './events';
 import { ConnectionPool, type ConnectionSource } from './pool';
 import type { Handlers, RouterSource } from './router';
 import { storeMethods } from './storeMethods';
+import { workspaceMethods } from './workspaceMethods';
+import type { WatchOptions } from '../workspace/watch';
 
 /** Name of the built-in profile of the embedded default registry. */
 export const DEFAULT_CONNECTION = 'default';
@@ -44,11 +46,15 @@ export interface WorkbenchServiceOptions {
   idleMs?: number;
   /** The eval engine's implementation of the `evals.*` methods; without it they are not served. */
   evals?: EvalsPort;
+  /** How the open workspace is watched (default: native events, polling on network folders). */
+  watch?: WatchOptions;
 }
 
 /** A running service. */
 export interface WorkbenchService extends RouterSource {
   readonly events: EventHub;
+  /** Opens `dir` as the workspace, as `workspace.open` does (composition roots call it at start). */
+  openWorkspace(dir: string): Promise<WorkbenchResults['workspace.open']>;
   /** Closes stores, watchers and runs. Idempotent. */
   close(): Promise<void>;
 }
@@ -115,8 +121,19 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     state: pool.state(profile.name),
   });
 
+  const workspace = workspaceMethods({ pool, events, draftsDir: join(dataDir, 'drafts'), ...(options.watch && { watch: options.watch }) });
+  const stores = storeMethods({ pool, scans, actor: options.actor ?? defaultActor(env), resolveSource: workspace.resolveSource });
+  const publish = stores['publish.package']!;
+
   const handlers: Handlers = {
-    ...storeMethods({ pool, scans, actor: options.actor ?? defaultActor(env) }),
+    ...stores,
+    ...workspace.handlers,
+
+    'publish.package': async (params, context) => {
+      const result = await publish(params, context);
+      if (params.draft !== undefined) await workspace.published(params.draft, params.text, result);
+      return result;
+    },
 
     'connections.list': async () => ({
       connections: await Promise.all((await source.list()).map(view)),
@@ -151,7 +168,8 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
         dataDir,
         env,
         useStore: (connection, fn) => pool.use(connection, (store) => fn(store, store.description)),
-        workspace: () => null,
+        workspace: () => workspace.root(),
+        draft: (id) => workspace.draft(id),
         emit: (name, payload) => events.emit(name, payload),
       }),
     );
@@ -162,7 +180,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     host: options.host,
     methods: (Object.keys(handlers) as (keyof Handlers)[]).sort(),
     events: [...EVENT_NAMES],
-    workspace: null,
+    workspace: workspace.root(),
     platform: platformOf(),
   });
 
@@ -171,9 +189,13 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     handlers,
     events,
     subscribe: (listener) => events.subscribe(listener),
+    async openWorkspace(dir) {
+      return workspace.handlers['workspace.open']!({ dir }, { transport: 'direct' });
+    },
     close() {
       closing ??= (async () => {
         await options.evals?.close();
+        await workspace.close();
         await pool.closeAll();
       })();
       return closing;

@@ -74,7 +74,7 @@ function checkWritable(profile: ConnectionProfile, action: 'publish' | 'delete')
 }
 
 /** Validates `text` into a normalized package, or throws the 422 with located findings. */
-function normalizedOrThrow(text: string, id: SkillId | undefined, limits: SkillAuthoringLimits, label: string): SkillPackage {
+export function normalizedOrThrow(text: string, id: SkillId | undefined, limits: SkillAuthoringLimits, label: string): SkillPackage {
   const check = validatePackage(text, { ...(id && { id }), limits });
   if (!check.valid || !check.normalized) {
     const count = check.errors.length;

@@ -3,7 +3,7 @@
  * with its token, serves the API (on the embedded registry seeded with the
  * examples), opens the browser on request and stops cleanly on SIGINT/SIGTERM.
  */
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +76,29 @@ describe('skillbench serve', () => {
     const done = await s.done;
     expect(done.code).toBe(0);
     expect(done.stderr).toContain('could not open a browser');
+  });
+
+  it('opens the example workspace by default, the folder of --workspace when given, and exits 5 on a missing one', async () => {
+    const byDefault = await serve([]);
+    const examples = await call(byDefault.url, 'workspace.list', {});
+    expect(examples.ok).toBe(true);
+    expect(JSON.stringify(examples.result)).toContain('skills/packages/travel/weather-assessment.json');
+    byDefault.child.kill('SIGTERM');
+    expect((await byDefault.done).code).toBe(0);
+
+    const ws = join(dir, 'my-workspace');
+    await mkdir(join(ws, 'skills', 'packages', 'team'), { recursive: true });
+    await writeFile(join(ws, 'skills', 'packages', 'team', 'triage.json'), '{}');
+    const s = await serve(['--workspace', 'my-workspace']);
+    const list = await call(s.url, 'workspace.list', {});
+    expect(list.result).toMatchObject({ entries: [{ path: 'skills/packages/team/triage.json', skill: { namespace: 'team', name: 'triage' } }] });
+    expect(((await call(s.url, 'app.info', {})).result as { workspace: string }).workspace).toMatch(/my-workspace$/);
+    s.child.kill('SIGTERM');
+    expect((await s.done).code).toBe(0);
+
+    const missing = await runCli(['serve', '--workspace', 'nope'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home') } });
+    expect(missing.code).toBe(5);
+    expect(missing.stderr).toContain('no such folder');
   });
 
   it('exits 6 naming the cause when the port is taken, and 2 on a bad flag', async () => {

@@ -1,0 +1,145 @@
+/**
+ * Watching a workspace's package folder for edits made outside the workbench
+ * (an editor, `git pull`): chokidar with native events, or polling on a
+ * network folder (NFS, SMB/CIFS, FUSE mounts such as sshfs, 9p) where native
+ * events do not arrive. Changes are batched briefly and handed out with the
+ * hash of the bytes now on disk.
+ *
+ * Node-only: uses node:fs and chokidar.
+ */
+import { statfs } from 'node:fs/promises';
+import { relative, sep } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { packagesFolder } from './discover';
+import { hashText } from './drafts';
+import { identityFromPath } from './identity';
+import { readFileBounded } from './read';
+import type { SkillId } from '../package/types';
+
+/** One change of a watched file. */
+export interface WorkspaceChange {
+  kind: 'added' | 'changed' | 'removed';
+  /** Relative to the workspace root, `/` separators. */
+  path: string;
+  skill?: SkillId;
+  /** `sha256:<hex>` of the bytes on disk (absent for a removal or an unreadable file). */
+  hash?: string;
+}
+
+/** Options of {@link watchWorkspace}. */
+export interface WatchOptions {
+  /** Poll instead of native events; default: poll when the folder is on a network file system. */
+  polling?: boolean;
+  /** Poll interval in milliseconds (default 1000). */
+  intervalMs?: number;
+  /** How long changes are gathered before one batch is delivered (default 50 ms). */
+  batchMs?: number;
+  /** Largest file hashed for a change (larger files are reported without a hash). */
+  maxBytes?: number;
+}
+
+/** A running watcher. */
+export interface WorkspaceWatcher {
+  /** Whether the folder is polled rather than watched with native events. */
+  readonly polling: boolean;
+  close(): Promise<void>;
+}
+
+/** `f_type` magic numbers of network and FUSE file systems on Linux (statfs(2)). */
+const NETWORK_FS_TYPES = new Set([
+  0x6969, // NFS
+  0x517b, // SMB
+  0xff534d42, // CIFS
+  0xfe534d42, // SMB2
+  0x65735546, // FUSE (sshfs, rclone, ...)
+  0x01021997, // 9p (WSL, VMs)
+  0x564c, // NCP
+  0x5346414f, // AFS
+  0x00c36400, // Ceph
+  0x013111a8, // IBRIX
+]);
+
+/** Whether `dir` is on a file system where native change events are unreliable. */
+export async function isNetworkFolder(dir: string): Promise<boolean> {
+  if (process.platform !== 'linux') return false;
+  try {
+    return NETWORK_FS_TYPES.has(Number((await statfs(dir)).type) >>> 0);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Watches the package folder of `root` (see `packagesFolder`) and calls
+ * `onChanges` with batches of changes. Resolves once the initial scan is done,
+ * so every edit after it is reported.
+ */
+export async function watchWorkspace(
+  root: string,
+  onChanges: (changes: WorkspaceChange[]) => void,
+  options: WatchOptions = {},
+): Promise<WorkspaceWatcher> {
+  const folder = await packagesFolder(root);
+  const polling = options.polling ?? (await isNetworkFolder(folder));
+  const batchMs = options.batchMs ?? 50;
+  const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+  const watcher: FSWatcher = watch(folder, {
+    ignoreInitial: true,
+    persistent: true,
+    usePolling: polling,
+    interval: options.intervalMs ?? 1000,
+    binaryInterval: options.intervalMs ?? 1000,
+    depth: 1,
+    // Dotfiles: Finder's .DS_Store, editors' swap files, the temp files of atomic saves.
+    ignored: (path: string) => {
+      const rel = relative(folder, path);
+      return rel.split(sep).some((part) => part.startsWith('.'));
+    },
+  });
+  let pending = new Map<string, WorkspaceChange['kind']>();
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const flush = async (): Promise<void> => {
+    timer = undefined;
+    const batch = pending;
+    pending = new Map();
+    const changes: WorkspaceChange[] = [];
+    for (const [file, kind] of batch) {
+      const path = relative(root, file).split(sep).join('/');
+      const change: WorkspaceChange = { kind, path };
+      const id = identityFromPath(file);
+      if (!id.problem) change.skill = id.id;
+      if (kind !== 'removed') {
+        try {
+          change.hash = hashText(await readFileBounded(file, maxBytes, path));
+        } catch {
+          // Removed again, or too big: the change is still reported, without a hash.
+        }
+      }
+      changes.push(change);
+    }
+    if (!closed && changes.length > 0) onChanges(changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+  };
+
+  const note = (kind: WorkspaceChange['kind']) => (file: string) => {
+    if (closed) return;
+    const before = pending.get(file);
+    // A file removed and added again within one batch was replaced: a change.
+    pending.set(file, before === 'removed' && kind === 'added' ? 'changed' : before === 'added' && kind === 'changed' ? 'added' : kind);
+    timer ??= setTimeout(() => void flush(), batchMs);
+  };
+  watcher.on('add', note('added'));
+  watcher.on('change', note('changed'));
+  watcher.on('unlink', note('removed'));
+  watcher.on('error', () => undefined);
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  return {
+    polling,
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      await watcher.close();
+    },
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * Workspace and drafts through the WorkbenchApi, over every transport: a
+ * folder of the example packages opened as the workspace, external edits seen
+ * by the watcher, atomic saves refused on a stale base hash, autosaved drafts
+ * offered back by a new service on the same app-data folder, and a published
+ * skill opened for editing carrying its base version and ETag.
+ */
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkbenchEvents } from '../../../../core/api/contract';
+import { WorkbenchApiError } from '../../../../core/api/errors';
+import { hashText } from '../../../../core/workspace/drafts';
+import { TRANSPORTS, openWorkbench, type Workbench } from '../../../helpers/workbench';
+
+const EXAMPLES = new URL('../../../../examples/skills/packages/', import.meta.url);
+const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
+const WEATHER_PATH = 'skills/packages/travel/weather-assessment.json';
+
+async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(WorkbenchApiError);
+    return error as WorkbenchApiError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+function withTag(text: string, tag: string): string {
+  const pkg = JSON.parse(text);
+  pkg.tags.push(tag);
+  pkg.change_reason = `tag ${tag}`;
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+/** A fresh workspace folder holding a copy of the example packages. */
+async function exampleWorkspace(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'skillbench-ws-'));
+  await cp(EXAMPLES, join(dir, 'skills', 'packages'), { recursive: true });
+  return dir;
+}
+
+describe.each(TRANSPORTS)('workspace and drafts over %s', (transport) => {
+  let wb: Workbench;
+  let root: string;
+  const changes: WorkbenchEvents['workspace.changed'][] = [];
+  const draftEvents: WorkbenchEvents['drafts.changed'][] = [];
+
+  beforeAll(async () => {
+    root = await exampleWorkspace();
+    wb = await openWorkbench(transport, { watch: { batchMs: 20 } });
+    wb.client.on('workspace.changed', (e) => changes.push(e));
+    wb.client.on('drafts.changed', (e) => draftEvents.push(e));
+  });
+  afterAll(async () => {
+    await wb?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('refuses workspace calls before a folder is open, and a folder that does not exist', async () => {
+    expect(await wb.client['workspace.list']()).toBeNull();
+    expect((await failure(wb.client['workspace.read']({ path: WEATHER_PATH }))).data).toMatchObject({ code: 'not_found' });
+    const missing = await failure(wb.client['workspace.open']({ dir: join(root, 'nope') }));
+    expect(missing.data).toMatchObject({ code: 'not_found', pointer: '/dir' });
+  });
+
+  it('opens a folder and lists its packages with their identities, and problems for stray files', async () => {
+    await writeFile(join(root, 'skills', 'packages', 'travel', 'notes.txt'), 'not a package');
+    await writeFile(join(root, 'skills', 'packages', 'travel', '.DS_Store'), '');
+    const view = await wb.client['workspace.open']({ dir: root });
+    expect(view.polling).toBe(false);
+    const packages = view.entries.filter((e) => e.skill);
+    expect(packages.length).toBe(8);
+    expect(packages.find((e) => e.path === WEATHER_PATH)?.skill).toEqual(WEATHER);
+    expect(view.entries.find((e) => e.path.endsWith('notes.txt'))?.problem?.code).toBe('unexpected_entry');
+    expect(view.entries.some((e) => e.path.endsWith('.DS_Store'))).toBe(false);
+    expect((await wb.client['app.info']()).workspace).toBe(view.root);
+    expect((await wb.client['workspace.list']())?.root).toBe(view.root);
+  });
+
+  it('reads a file with the hash of its bytes, and refuses paths that leave the workspace', async () => {
+    const file = await wb.client['workspace.read']({ path: WEATHER_PATH });
+    const bytes = await readFile(join(root, WEATHER_PATH));
+    expect(file.text).toBe(bytes.toString('utf8'));
+    expect(file.hash).toBe(hashText(bytes));
+    const escape = await failure(wb.client.call('workspace.read', { path: '../outside.json' }));
+    expect(escape.data).toMatchObject({ code: 'invalid_request', pointer: '/path' });
+    const absolute = await failure(wb.client.call('workspace.read', { path: '/etc/passwd' }));
+    expect(absolute.data.code).toBe('invalid_request');
+  });
+
+  // Plain HTTP calls carry no events: the browser client takes them over the WebSocket.
+  it.skipIf(transport === 'http')('sees an edit made outside the workbench, with the new hash', async () => {
+    const file = join(root, 'skills', 'packages', 'devops', 'incident-response.json');
+    const text = withTag(await readFile(file, 'utf8'), 'edited-outside');
+    await writeFile(file, text);
+    await expect
+      .poll(() => changes.flatMap((e) => e.changes).find((c) => c.path === 'skills/packages/devops/incident-response.json' && c.hash === hashText(text)), { timeout: 10_000 })
+      .toMatchObject({ kind: 'changed', skill: { namespace: 'devops', name: 'incident-response' } });
+    const added = join(root, 'skills', 'packages', 'devops', 'new-skill.json');
+    await writeFile(added, text);
+    await expect.poll(() => changes.flatMap((e) => e.changes).find((c) => c.path === 'skills/packages/devops/new-skill.json')?.kind, { timeout: 10_000 }).toBe('added');
+    await rm(added);
+    await expect
+      .poll(() => changes.flatMap((e) => e.changes).filter((c) => c.path === 'skills/packages/devops/new-skill.json').map((c) => c.kind), { timeout: 10_000 })
+      .toContain('removed');
+  });
+
+  it('saves atomically against the hash the edit started from, and refuses a stale one with both hashes', async () => {
+    const before = await wb.client['workspace.read']({ path: WEATHER_PATH });
+    const mine = withTag(before.text, 'mine');
+    const saved = await wb.client['workspace.save']({ path: WEATHER_PATH, text: mine, base_hash: before.hash });
+    expect(saved.hash).toBe(hashText(mine));
+    expect(await readFile(join(root, WEATHER_PATH), 'utf8')).toBe(mine);
+    // Someone else edits the file; a save still based on the first read is refused and writes nothing.
+    const theirs = withTag(mine, 'theirs');
+    await writeFile(join(root, WEATHER_PATH), theirs);
+    const conflict = await failure(wb.client['workspace.save']({ path: WEATHER_PATH, text: withTag(mine, 'again'), base_hash: saved.hash }));
+    expect(conflict.data).toMatchObject({ code: 'conflict', status: 409, file: WEATHER_PATH });
+    expect(conflict.data.details).toMatchObject({ base_hash: saved.hash, disk_hash: hashText(theirs) });
+    expect(await readFile(join(root, WEATHER_PATH), 'utf8')).toBe(theirs);
+    // A new file cannot overwrite an existing one.
+    const exists = await failure(wb.client['workspace.save']({ path: WEATHER_PATH, text: mine, base_hash: null }));
+    expect(exists.data.code).toBe('conflict');
+    // No temporary file is left beside the package.
+    expect((await readdir(join(root, 'skills', 'packages', 'travel'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('opens a file as a draft, tracks unsaved edits and marks a conflict when the file changes on disk', async () => {
+    const path = 'skills/packages/travel/currency-conversion.json';
+    const opened = await wb.client['drafts.openFile']({ path });
+    expect(opened).toMatchObject({ dirty: false, origin: { kind: 'file', path, skill: { namespace: 'travel', name: 'currency-conversion' } } });
+    expect(opened.conflict).toBeUndefined();
+    const edited = await wb.client['drafts.save']({ id: opened.id, text: withTag(opened.text, 'draft-edit') });
+    expect(edited.dirty).toBe(true);
+    expect((await wb.client['workspace.list']())?.entries.find((e) => e.path === path)?.draft).toBe(opened.id);
+    // Saving the same text as the original makes the draft clean again.
+    expect((await wb.client['drafts.save']({ id: opened.id, text: opened.text })).dirty).toBe(false);
+    await wb.client['drafts.save']({ id: opened.id, text: edited.text });
+
+    await writeFile(join(root, path), withTag(opened.text, 'outside'));
+    const reread = await wb.client['drafts.get']({ id: opened.id });
+    expect(reread.conflict).toMatchObject({ kind: 'disk', hash: hashText(withTag(opened.text, 'outside')) });
+    expect(reread.text).toBe(edited.text);
+    if (transport !== 'http') {
+      await expect.poll(() => draftEvents.find((e) => e.kind === 'conflict' && e.id === opened.id)?.draft?.conflict?.kind, { timeout: 10_000 }).toBe('disk');
+    }
+    // The draft's save to the file is refused until the author reconciles.
+    const refused = await failure(wb.client['workspace.save']({ path, text: reread.text, base_hash: opened.origin.kind === 'file' ? opened.origin.base_hash : null }));
+    expect(refused.data.code).toBe('conflict');
+
+    expect(await wb.client['drafts.discard']({ id: opened.id })).toEqual({ discarded: true });
+    expect(await wb.client['drafts.discard']({ id: opened.id })).toEqual({ discarded: false });
+    expect((await failure(wb.client['drafts.get']({ id: opened.id }))).data.code).toBe('not_found');
+  });
+
+  it('opens a published skill as a draft carrying its base version and ETag, and rebases it on publish', async () => {
+    const published = await wb.client['packages.get']({ connection: 'default', skill: WEATHER });
+    const draft = await wb.client['packages.open']({ connection: 'default', skill: WEATHER });
+    expect(draft.origin).toEqual({ kind: 'store', connection: 'default', skill: WEATHER, base: { version: published.version, etag: published.etag, manifest_hash: published.manifest_hash } });
+    expect(draft.dirty).toBe(false);
+    const text = withTag(draft.text, `rebase-${transport}`);
+    await wb.client['drafts.save']({ id: draft.id, text });
+    const outcome = await wb.client['publish.package']({
+      connection: 'default',
+      skill: WEATHER,
+      text,
+      base: { version: published.version, etag: published.etag },
+      idempotency_key: `ws-test-${transport}`,
+      draft: draft.id,
+    });
+    const after = await wb.client['drafts.get']({ id: draft.id });
+    expect(after.origin).toMatchObject({ kind: 'store', base: { version: outcome.version, etag: outcome.etag } });
+    expect(after.dirty).toBe(false);
+
+    const fresh = await wb.client['packages.open']({ connection: 'default', skill: { namespace: 'travel', name: 'brand-new' } });
+    expect(fresh.origin).toMatchObject({ kind: 'store', base: null });
+    expect(fresh.dirty).toBe(true);
+  });
+
+  it('diffs a draft against a workspace file', async () => {
+    const path = 'skills/packages/travel/action-verification.json';
+    const draft = await wb.client['drafts.openFile']({ path });
+    await wb.client['drafts.save']({ id: draft.id, text: withTag(draft.text, 'diffed') });
+    const diff = await wb.client['diff.packages']({ before: { kind: 'file', path }, after: { kind: 'draft', draft: draft.id } });
+    expect(diff.before.label).toBe(path);
+    expect(JSON.stringify(diff.diff)).toContain('diffed');
+  });
+});
+
+describe('drafts after a restart', () => {
+  it('offers the autosaved drafts back to a new service on the same app-data folder, and nothing for a draft only opened', async () => {
+    const root = await exampleWorkspace();
+    const dataDir = await mkdtemp(join(tmpdir(), 'skillbench-data-'));
+    try {
+      const first = await openWorkbench('direct', { dataDir });
+      await first.client['workspace.open']({ dir: root });
+      const saved = await first.client['drafts.openFile']({ path: WEATHER_PATH });
+      const text = withTag(saved.text, 'autosaved');
+      await first.client['drafts.save']({ id: saved.id, text });
+      const onlyOpened = await first.client['drafts.openFile']({ path: 'skills/packages/travel/currency-conversion.json' });
+      expect((await first.client['drafts.list']()).drafts.map((d) => d.id).sort()).toEqual([saved.id, onlyOpened.id].sort());
+      // No draft file was written by opening (a read creates nothing): only the saved one exists.
+      expect((await readdir(join(dataDir, 'drafts'))).filter((n) => n.endsWith('.json'))).toHaveLength(1);
+      await first.close();
+
+      const second = await openWorkbench('direct', { dataDir });
+      await second.client['workspace.open']({ dir: root });
+      const offered = (await second.client['drafts.list']()).drafts;
+      expect(offered).toHaveLength(1);
+      expect(offered[0]).toMatchObject({ id: saved.id, text, dirty: true, origin: { kind: 'file', path: WEATHER_PATH } });
+      expect((await second.client['workspace.list']())?.entries.find((e) => e.path === WEATHER_PATH)?.draft).toBe(saved.id);
+      await second.close();
+    } finally {
+      await rm(root, { recursive: true, force: true });
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * The workspace watcher on a real folder: native events and the polling
+ * fallback used for network folders both report an outside edit with the hash
+ * of the new bytes; dotfiles and the temporary files of atomic saves are not
+ * reported.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../../../core/workspace/atomic';
+import { hashText } from '../../../../core/workspace/drafts';
+import { isNetworkFolder, watchWorkspace, type WorkspaceChange, type WorkspaceWatcher } from '../../../../core/workspace/watch';
+
+let root: string | undefined;
+let watcher: WorkspaceWatcher | undefined;
+
+afterEach(async () => {
+  await watcher?.close();
+  if (root) await rm(root, { recursive: true, force: true });
+  watcher = undefined;
+  root = undefined;
+});
+
+describe.each([false, true])('watchWorkspace (polling %s)', (polling) => {
+  it('reports an outside edit, an atomic save and a removal, and never a temp or dot file', async () => {
+    root = await mkdtemp(join(tmpdir(), 'skillbench-watch-'));
+    const ns = join(root, 'skills', 'packages', 'travel');
+    await mkdir(ns, { recursive: true });
+    const file = join(ns, 'weather.json');
+    await writeFile(file, '{"v":1}');
+    const seen: WorkspaceChange[] = [];
+    watcher = await watchWorkspace(root, (changes) => seen.push(...changes), { polling, intervalMs: 100, batchMs: 20 });
+    expect(watcher.polling).toBe(polling);
+
+    await writeFile(file, '{"v":2}');
+    await expect.poll(() => seen.find((c) => c.hash === hashText('{"v":2}')), { timeout: 10_000 }).toMatchObject({
+      kind: 'changed',
+      path: 'skills/packages/travel/weather.json',
+      skill: { namespace: 'travel', name: 'weather' },
+    });
+    await writeFileAtomic(file, '{"v":3}');
+    await expect.poll(() => seen.some((c) => c.path === 'skills/packages/travel/weather.json' && c.hash === hashText('{"v":3}')), { timeout: 10_000 }).toBe(true);
+    await writeFile(join(ns, '.DS_Store'), 'x');
+    await rm(file);
+    await expect.poll(() => seen.some((c) => c.kind === 'removed'), { timeout: 10_000 }).toBe(true);
+    expect(seen.filter((c) => c.path.split('/').some((p) => p.startsWith('.')))).toEqual([]);
+  });
+});
+
+it('treats a local temp folder as a local (natively watched) folder', async () => {
+  expect(await isNetworkFolder(tmpdir())).toBe(false);
+});
