@@ -102,7 +102,17 @@ export interface LocalStoreOptions {
    * what read-only commands use, so a mistyped path never creates a registry.
    */
   create?: boolean;
+  /**
+   * Called at the points where a crash leaves work to repair, for crash tests that
+   * kill the process there: `after-commit` (a publication's `state.json` is committed,
+   * its catalog entry not yet written) and `repair` (a taker of an abandoned lock is
+   * repairing, nothing rewritten yet).
+   */
+  crashPoint?: (point: LocalCrashPoint) => void;
 }
+
+/** Where {@link LocalStoreOptions.crashPoint} is called. */
+export type LocalCrashPoint = 'after-commit' | 'repair';
 
 const FORMAT = 1;
 const MARKER = 'registry.json';
@@ -159,7 +169,24 @@ interface LockInfo {
   token: string;
   /** `namespace/name` being mutated, so a taker of an abandoned lock knows what to repair. */
   skill?: string;
+  /**
+   * Start time of the holder process (field 22 of `/proc/<pid>/stat`), where the
+   * system has `/proc`: with the pid it names the process, so a pid reused by
+   * another process is not mistaken for the holder.
+   */
+  start?: string;
+  /** The host's boot id (`/proc/sys/kernel/random/boot_id`), where available. */
+  boot?: string;
+  /**
+   * Repairs inherited from abandoned locks and not known to be finished: skills as
+   * `namespace/name`, and `*` for a rebuild of the whole catalog. A taker that dies
+   * before finishing hands them on to the next taker.
+   */
+  repair?: string[];
 }
+
+/** The `repair` entry that asks for the whole catalog to be rebuilt from the skills' states. */
+const REBUILD_ALL = '*';
 
 // ---------------------------------------------------------------------------
 // File primitives.
@@ -261,6 +288,80 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+const HAS_PROC = (() => {
+  try {
+    statSync('/proc/self/stat');
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** State letter and start time of a process from `/proc/<pid>/stat`; `'absent'` when there is no such process. */
+function procStat(pid: number): { state: string; start: string } | 'absent' | undefined {
+  if (!HAS_PROC || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch (error) {
+    return isErrno(error, 'ENOENT', 'ESRCH') ? 'absent' : undefined;
+  }
+  // `pid (comm) state ...`: comm may hold spaces and parentheses, so split after the last `)`.
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  const state = fields[0];
+  const start = fields[19];
+  return state !== undefined && start !== undefined ? { state, start } : undefined;
+}
+
+let ownIdentity: { start?: string; boot?: string } | undefined;
+
+/** This process's start time and the host's boot id, where the system tells them. */
+function selfIdentity(): { start?: string; boot?: string } {
+  if (ownIdentity) return ownIdentity;
+  const identity: { start?: string; boot?: string } = {};
+  const stat = procStat(process.pid);
+  if (stat !== undefined && stat !== 'absent') identity.start = stat.start;
+  const boot = bootId();
+  if (boot !== undefined) identity.boot = boot;
+  ownIdentity = identity;
+  return identity;
+}
+
+function bootId(): string | undefined {
+  if (!HAS_PROC) return undefined;
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the process a lock names on this host is gone: no such pid, a zombie
+ * (dead but not yet reaped: `kill(pid, 0)` still succeeds on it), a pid now used by
+ * a process that started at another time, or a lock from before a reboot. Without
+ * `/proc` only the pid can be checked.
+ */
+function holderGone(holder: { pid: number; start?: unknown; boot?: unknown }): boolean {
+  const self = selfIdentity();
+  if (typeof holder.boot === 'string' && self.boot !== undefined && holder.boot !== self.boot) return true;
+  const stat = procStat(holder.pid);
+  if (stat === 'absent') return true;
+  if (stat === undefined) return !pidAlive(holder.pid);
+  if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return true;
+  return typeof holder.start === 'string' && holder.start !== stat.start;
+}
+
+/** What an abandoned lock leaves to repair: its own skill, what it had inherited, or everything when unreadable. */
+function pendingRepairs(info: LockInfo | undefined): string[] {
+  if (!info || typeof info.pid !== 'number') return [REBUILD_ALL];
+  const out = new Set<string>();
+  if (Array.isArray(info.repair)) for (const r of info.repair) if (typeof r === 'string') out.add(r);
+  if (typeof info.skill === 'string') out.add(info.skill);
+  else out.add(REBUILD_ALL);
+  return [...out];
+}
+
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** In-process serialization of mutations, per registry folder. */
@@ -284,6 +385,7 @@ class LocalStore implements SkillStore {
   private readonly lockTimeoutMs: number;
   private readonly foreignLockStaleMs: number;
   private readonly durable: boolean;
+  private readonly crashPoint: (point: LocalCrashPoint) => void;
   private readonly catalogCache = new Map<string, { key: string; shard: CatalogShard }>();
   private closed = false;
 
@@ -299,6 +401,7 @@ class LocalStore implements SkillStore {
     this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
     this.foreignLockStaleMs = options.foreignLockStaleMs ?? 60_000;
     this.durable = options.durable ?? true;
+    this.crashPoint = options.crashPoint ?? (() => undefined);
   }
 
   // --- paths -------------------------------------------------------------
@@ -622,6 +725,7 @@ class LocalStore implements SkillStore {
     };
     // The commit point.
     await writeAtomic(this.statePath(id), JSON.stringify(next), this.durable);
+    this.crashPoint('after-commit');
     // Both follow the commit and are independent: their flushes overlap.
     const [outcome] = await Promise.all([
       auditAfterCommit(this.audit, auditEvent(p, version === 1 ? 'created' : 'published', [version], now, manifestHash)),
@@ -780,7 +884,7 @@ class LocalStore implements SkillStore {
     const run = previous.then(async () => {
       const lock = await this.acquireLock(what);
       try {
-        if (lock.abandoned !== undefined) await this.repair(lock.abandoned);
+        if (lock.repairs !== undefined) await this.repair(lock.repairs);
         return await fn();
       } catch (error) {
         throw toStoreError(error, `changing ${what}`);
@@ -802,7 +906,7 @@ class LocalStore implements SkillStore {
 
   private writeLockCandidate(skill: string): { path: string; token: string } {
     const token = randomBytes(12).toString('hex');
-    const info: LockInfo = { pid: process.pid, host: hostname(), at: this.clock().toISOString(), token, skill };
+    const info: LockInfo = { pid: process.pid, host: hostname(), at: this.clock().toISOString(), token, skill, ...selfIdentity() };
     const path = join(this.dir, `lock.${process.pid}.${token}.tmp`);
     // A private, uniquely named file: complete before it is linked into place, so no rename is needed.
     writeFileSync(path, JSON.stringify(info), { flag: 'wx' });
@@ -814,16 +918,16 @@ class LocalStore implements SkillStore {
       // Lock files are linked into place complete; an unreadable one is foreign or damaged.
       return Date.now() - mtimeMs > this.foreignLockStaleMs;
     }
-    if (info.host === hostname()) return !pidAlive(info.pid);
+    if (info.host === hostname()) return holderGone(info);
     return Date.now() - Date.parse(info.at) > this.foreignLockStaleMs;
   }
 
   /**
    * Takes the registry lock. The lock file is linked into place fully written, so a
    * reader never sees it half-written. A lock whose holder is gone is replaced under
-   * a short-lived takeover guard; the caller then repairs the skill it names.
+   * a short-lived takeover guard; the caller then runs the repairs it hands on.
    */
-  private async acquireLock(skill: string): Promise<{ token: string; abandoned?: string }> {
+  private async acquireLock(skill: string): Promise<{ token: string; repairs?: string[] }> {
     const lockPath = this.lockPath();
     const deadline = Date.now() + this.lockTimeoutMs;
     let delay = 1;
@@ -836,8 +940,8 @@ class LocalStore implements SkillStore {
         } catch (error) {
           if (!isErrno(error, 'EEXIST')) throw error;
         }
-        const taken = this.tryTakeOver(candidate.path);
-        if (taken) return { token: candidate.token, ...(taken.skill !== undefined ? { abandoned: taken.skill } : {}) };
+        const taken = this.tryTakeOver(candidate.path, skill, candidate.token);
+        if (taken) return { token: candidate.token, repairs: taken.repairs };
         if (Date.now() > deadline) {
           const holder = this.readLock(lockPath)?.info;
           throw new StoreError(
@@ -853,7 +957,12 @@ class LocalStore implements SkillStore {
     }
   }
 
-  private tryTakeOver(candidatePath: string): { skill: string | undefined } | undefined {
+  /**
+   * Replaces an abandoned lock with ours. Our lock carries the abandoned lock's
+   * pending repairs (its skill and what it had inherited), so if we die before
+   * finishing them the next taker still knows what to repair.
+   */
+  private tryTakeOver(candidatePath: string, skill: string, token: string): { repairs: string[] } | undefined {
     const lockPath = this.lockPath();
     const current = this.readLock(lockPath);
     if (!current || !this.isAbandoned(current.info, current.mtimeMs)) return undefined;
@@ -873,8 +982,12 @@ class LocalStore implements SkillStore {
         // Still the same abandoned lock? Then replace it with ours in one rename.
         const again = this.readLock(lockPath);
         if (!again || again.raw !== current.raw) return undefined;
+        const repairs = pendingRepairs(current.info);
+        const info: LockInfo = { pid: process.pid, host: hostname(), at: this.clock().toISOString(), token, skill, ...selfIdentity(), repair: repairs };
+        // Our own private file, linked nowhere yet: rewritten in place, then renamed over the lock.
+        writeFileSync(candidatePath, JSON.stringify(info));
         renameSync(candidatePath, lockPath);
-        return { skill: current.info?.skill };
+        return { repairs };
       } finally {
         unlinkQuietly(guardPath);
       }
@@ -912,19 +1025,32 @@ class LocalStore implements SkillStore {
   }
 
   /**
+   * Runs the repairs an abandoned lock handed on: each named skill is brought back
+   * to its committed state, and `*` (a lock whose work could not be read) rebuilds
+   * the whole catalog from the skills' committed states.
+   */
+  private async repair(repairs: string[]): Promise<void> {
+    await this.removeStaleLockTemps();
+    await removeTemps(join(this.dir, 'catalog'));
+    this.crashPoint('repair');
+    for (const skill of repairs) {
+      if (skill !== REBUILD_ALL) await this.repairSkill(skill);
+    }
+    if (repairs.includes(REBUILD_ALL)) await this.rebuildCatalog();
+  }
+
+  /**
    * Brings one skill back to its committed state after a process died while
    * mutating it: drops temp files and uncommitted or deleted version files, and
-   * rewrites its catalog entry from `state.json`.
+   * rewrites its catalog entry from its published revision.
    */
-  private async repair(skill: string): Promise<void> {
-    await this.removeStaleLockTemps();
-    const [namespace, name] = skill.split('/');
-    if (!isSlug(namespace) || !isSlug(name)) return;
+  private async repairSkill(skill: string): Promise<void> {
+    const [namespace, name, ...rest] = skill.split('/');
+    if (rest.length > 0 || !isSlug(namespace) || !isSlug(name)) return;
     const id = { namespace, name };
     const dir = this.skillDir(id);
     await removeTemps(dir);
     await removeTemps(join(dir, 'idempotency'));
-    await removeTemps(join(this.dir, 'catalog'));
     const state = await this.readState(id).catch(() => undefined);
     const versionsDir = join(dir, 'versions');
     const files = await readdir(versionsDir).catch((): string[] => []);
@@ -935,14 +1061,50 @@ class LocalStore implements SkillStore {
       const committed = state !== undefined && v < state.next_version && LocalStore.availableEntry(state, v) !== undefined;
       if (m[2] !== undefined || !committed) await rm(join(versionsDir, f), { force: true });
     }
-    await this.updateCatalog(id, state?.metadata);
+    await this.updateCatalog(id, state && (await this.catalogEntry(id, state)));
+  }
+
+  /** The catalog entry of a skill, from its published revision itself (the state's copy if that cannot be read). */
+  private async catalogEntry(id: SkillId, state: SkillState): Promise<SkillMetadata> {
+    try {
+      const file = await this.readVersion(id, state.published);
+      if (file.version === state.published) return metadataOf(state, file);
+    } catch {
+      // A damaged revision: the state's own copy of the entry is the best there is.
+    }
+    return state.metadata;
+  }
+
+  /** Rewrites every catalog shard from the committed states of all skills. */
+  private async rebuildCatalog(): Promise<void> {
+    const shards = new Map<string, Record<string, SkillMetadata>>();
+    const skillsDir = join(this.dir, 'skills');
+    for (const namespace of await readdir(skillsDir).catch((): string[] => [])) {
+      if (!isSlug(namespace)) continue;
+      for (const name of await readdir(join(skillsDir, namespace)).catch((): string[] => [])) {
+        if (!isSlug(name)) continue;
+        const id = { namespace, name };
+        const state = await this.readState(id).catch(() => undefined);
+        if (!state) continue;
+        const path = this.catalogPath(id);
+        const skills = shards.get(path) ?? {};
+        skills[`${namespace}/${name}`] = await this.catalogEntry(id, state);
+        shards.set(path, skills);
+      }
+    }
+    const catalogDir = join(this.dir, 'catalog');
+    for (const n of await readdir(catalogDir).catch((): string[] => [])) {
+      const path = join(catalogDir, n);
+      if (n.endsWith('.json') && !shards.has(path)) shards.set(path, {});
+    }
+    for (const [path, skills] of shards) await writeAtomic(path, JSON.stringify({ format: FORMAT, skills }), this.durable);
   }
 
   private async removeStaleLockTemps(): Promise<void> {
     const names = await readdir(this.dir).catch((): string[] => []);
     for (const n of names) {
       const m = /^lock\.(\d+)\.[0-9a-f]+\.tmp$/.exec(n);
-      if (m && !pidAlive(Number(m[1]))) await rm(join(this.dir, n), { force: true });
+      if (m && holderGone({ pid: Number(m[1]) })) await rm(join(this.dir, n), { force: true });
     }
   }
 

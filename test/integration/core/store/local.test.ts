@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../../helpers/cli';
 import { StoreError } from '../../../../core/store/errors';
 import { openLocalStore } from '../../../../core/store/local';
 import type { SkillStore } from '../../../../core/store/types';
@@ -13,6 +14,55 @@ import { describeStoreConformance } from './conformance';
 import { samplePackage } from './samplePackage';
 
 const PUBLISHER = fileURLToPath(new URL('./fixtures/publisher.ts', import.meta.url));
+
+const CRASHER = fileURLToPath(new URL('./fixtures/crasher.ts', import.meta.url));
+
+/** Runs the crasher fixture to its end: killed by SIGKILL at `at`, or exited. */
+function runCrasher(dir: string, id: SkillId, seed: string, at: 'after-commit' | 'repair' | 'none'): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CRASHER, dir, id.namespace, id.name, seed, at], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => (stderr += String(c)));
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
+}
+
+/** The catalog entry of `id` as stored on disk, read without the store (no recovery runs). */
+async function catalogOnDisk(dir: string, id: SkillId): Promise<{ version: number } | undefined> {
+  const found: { version: number }[] = [];
+  for (const n of await readdir(join(dir, 'catalog'))) {
+    if (!n.endsWith('.json')) continue;
+    const shard = JSON.parse(await readFile(join(dir, 'catalog', n), 'utf8')) as { skills: Record<string, { version: number }> };
+    const entry = shard.skills[`${id.namespace}/${id.name}`];
+    if (entry) found.push(entry);
+  }
+  return found[0];
+}
+
+async function committedVersion(dir: string, id: SkillId): Promise<number> {
+  const state = JSON.parse(await readFile(join(dir, 'skills', id.namespace, id.name, 'state.json'), 'utf8')) as { published: number };
+  return state.published;
+}
+
+/**
+ * A pid whose process has exited but is never reaped: a shell starts a child, then
+ * replaces itself with `sleep`, which never waits for it; the child exits only once
+ * its parent has become `sleep`, so the shell cannot have reaped it first.
+ */
+async function zombie(): Promise<{ pid: number; stop(): void }> {
+  const child = 'while [ "$(cat /proc/$PPID/comm)" != sleep ]; do sleep 0.01; done';
+  const parent = spawn('sh', ['-c', `sh -c '${child}' & echo $!; exec sleep 600`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const pid = await new Promise<number>((resolve) => parent.stdout.once('data', (c) => resolve(Number(String(c).trim()))));
+  // The state letter after the command name turns to Z once the child has exited.
+  for (let i = 0; ; i++) {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) break;
+    if (stat === '' || i > 3000) {
+      parent.kill('SIGKILL');
+      throw new Error(`process ${pid} did not become a zombie`);
+    }
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return { pid, stop: () => parent.kill('SIGKILL') };
+}
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'skillbench-local-'));
@@ -185,6 +235,100 @@ describe('local registry', () => {
     const r2 = await store.publish({ id, body: body('c2'), precondition: { kind: 'if-match', etag: r1.etag } });
     expect(r2.version).toBe(2);
     await expectConsistent(store, id);
+  });
+
+  it('finishes the repair of a publisher killed after its commit, even when the takers are killed in the repair too', async () => {
+    const dir = await fresh();
+    const first = { namespace: 'twice', name: 'first' };
+    const second = { namespace: 'twice', name: 'second' };
+    expect((await runCrasher(dir, first, 'v1', 'none')).code).toBe(0);
+    for (let round = 0; round < 4; round++) {
+      const before = await committedVersion(dir, first);
+      const publisher = await runCrasher(dir, first, `a${round}`, 'after-commit');
+      expect(publisher.signal, publisher.stderr).toBe('SIGKILL');
+      // Committed, but the catalog still shows the previous revision: work for a taker.
+      expect(await committedVersion(dir, first)).toBe(before + 1);
+      expect((await catalogOnDisk(dir, first))?.version).toBe(before);
+      // The taker dies inside its repair: once, or twice in a row.
+      for (let k = 0; k <= round % 2; k++) {
+        const taker = await runCrasher(dir, second, `b${round}-${k}`, 'repair');
+        expect(taker.signal, taker.stderr).toBe('SIGKILL');
+        expect((await catalogOnDisk(dir, first))?.version).toBe(before);
+      }
+      // The next writer, of another skill, still repairs the first skill's entry.
+      const next = await runCrasher(dir, second, `c${round}`, 'none');
+      expect(next.code, next.stderr).toBe(0);
+      expect((await catalogOnDisk(dir, first))?.version).toBe(before + 1);
+      const store = await openLocalStore(dir);
+      const published = await store.getPublished(first);
+      expect(published.version).toBe(before + 1);
+      const [listed] = await store.listMetadata({ namespace: 'twice', limit: 1 });
+      expect(listed).toMatchObject({ ...first, version: published.version, manifest_hash: published.manifest_hash });
+      await store.close();
+    }
+    // What a user sees: list and get agree on the newest version.
+    const list = await runCli(['list', '--from', `local:${dir}`, '--namespace', 'twice', '--json'], { cwd: dir });
+    const get = await runCli(['get', 'twice/first', '--from', `local:${dir}`, '--json'], { cwd: dir });
+    expect(list.code, list.stderr).toBe(0);
+    expect(get.code, get.stderr).toBe(0);
+    const listedVersion = (JSON.parse(list.stdout) as { skills: { name: string; version: number }[] }).skills.find((s) => s.name === 'first')?.version;
+    expect(listedVersion).toBe((JSON.parse(get.stdout) as { version: number }).version);
+    expect(listedVersion).toBe(5);
+  }, 300_000);
+
+  it('rebuilds the whole catalog from the revisions when an abandoned lock cannot be read', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir);
+    const a = { namespace: 'ns', name: 'a' };
+    const b = { namespace: 'other', name: 'b' };
+    const a1 = await store.publish({ id: a, body: body('a1'), precondition: { kind: 'create' } });
+    const a2 = await store.publish({ id: a, body: body('a2'), precondition: { kind: 'if-match', etag: a1.etag } });
+    await store.publish({ id: b, body: body('b1'), precondition: { kind: 'create' } });
+    await store.close();
+    // The catalog is lost and the lock left behind is unreadable: whose work it was is unknown.
+    for (const n of await readdir(join(dir, 'catalog'))) await rm(join(dir, 'catalog', n));
+    await writeFile(join(dir, 'lock'), '\u0000\u0000garbage');
+    const old = new Date(Date.now() - 120_000);
+    await utimes(join(dir, 'lock'), old, old);
+    const reopened = await openLocalStore(dir, { foreignLockStaleMs: 60_000 });
+    const listed = await reopened.listMetadata();
+    expect(listed.map((m) => [`${m.namespace}/${m.name}`, m.version])).toEqual([
+      ['ns/a', 2],
+      ['other/b', 1],
+    ]);
+    expect(listed[0]?.manifest_hash).toBe(a2.manifest_hash);
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')('takes over a lock whose holder is a zombie that no one reaps', async () => {
+    const dead = await zombie();
+    try {
+      const dir = await fresh();
+      const store = await openLocalStore(dir, { lockTimeoutMs: 5_000 });
+      await writeFile(join(dir, 'lock'), JSON.stringify({ pid: dead.pid, host: hostname(), at: new Date().toISOString(), token: 'zombie', skill: 'x/y' }));
+      const result = await store.publish({ id: { namespace: 'ns', name: 'after-zombie' }, body: body('z'), precondition: { kind: 'create' } });
+      expect(result.version).toBe(1);
+      expect(existsSync(join(dir, 'lock'))).toBe(false);
+    } finally {
+      dead.stop();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('tells a reused pid from its holder by the process start time', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir, { lockTimeoutMs: 300 });
+    const stat = await readFile(`/proc/${process.pid}/stat`, 'utf8');
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!;
+    const lock = (s: string) => JSON.stringify({ pid: process.pid, host: hostname(), at: new Date().toISOString(), token: `t-${s}`, skill: 'x/y', start: s });
+    // The recorded start time is this process's own: the holder is alive, writers wait.
+    await writeFile(join(dir, 'lock'), lock(start));
+    const waited = await store.publish({ id: { namespace: 'ns', name: 'held' }, body: body('h'), precondition: { kind: 'create' } }).catch((e: unknown) => e);
+    expect((waited as StoreError).code).toBe('timeout');
+    // Another start time: the pid was reused by a process that is not the holder.
+    await writeFile(join(dir, 'lock'), lock(String(Number(start) + 1)));
+    const result = await store.publish({ id: { namespace: 'ns', name: 'reused' }, body: body('r'), precondition: { kind: 'create' } });
+    expect(result.version).toBe(1);
+    expect(existsSync(join(dir, 'lock'))).toBe(false);
   });
 
   it('creates one registry when several openers race on an empty folder', async () => {
