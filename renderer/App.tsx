@@ -2,11 +2,13 @@
  * The workbench: the shell and the view modules it shows. To add a view, write
  * its module (a `ViewModule`, see `shell/views.ts`) and list it here.
  */
+import { catalogModule } from './catalog/module';
+import { connectionsModule } from './connections/module';
 import { editorModule } from './editor/index';
 import { Shell } from './shell/Shell';
 import { createRegistry, RegistryContext } from './shell/views';
 
-const registry = createRegistry([editorModule]);
+const registry = createRegistry([connectionsModule, catalogModule, editorModule]);
 
 export function App() {
   return (

@@ -3,7 +3,8 @@
  * catalog of the embedded registry (seeded with the example skills).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pageErrors, screenshot, startApp, type App } from './harness';
+import { playwrightChord } from '../../renderer/shell/keys';
+import { pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
 
 describe('the workbench in Chromium', () => {
   let app: App;
@@ -18,7 +19,23 @@ describe('the workbench in Chromium', () => {
     const page = await app.page();
     expect(new URL(page.url()).searchParams.has('token')).toBe(false);
     await expect(page.getByTestId('status-bar').isVisible()).resolves.toBe(true);
-    await screenshot(page, 'shell-1280x800');
+    await page.getByTestId('connection-row-default').waitFor();
+    await expect(page.getByTestId('status-connection').textContent()).resolves.toContain('Local registry');
     expect(pageErrors(page)).toEqual([]);
+  });
+
+  it('shows the catalog of the embedded registry with the example skills', async () => {
+    for (const viewport of VIEWPORTS) {
+      const page = await app.page(viewport);
+      await page.getByTestId('connection-row-default').waitFor();
+      await page.keyboard.press(playwrightChord('Mod+Shift+E'));
+      await page.getByTestId('catalog-row-travel/weather-assessment').waitFor();
+      await expect(page.getByTestId('catalog-count').getAttribute('data-complete')).resolves.toBe('true');
+      await page.getByTestId('catalog-row-travel/weather-assessment').click();
+      await page.getByTestId('catalog-preview-travel/weather-assessment').waitFor();
+      await expect(page.getByTestId('connection-dot-default').getAttribute('class')).resolves.toContain('up');
+      await screenshot(page, `catalog-examples-${viewport.width}x${viewport.height}`);
+      expect(pageErrors(page)).toEqual([]);
+    }
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * The catalog area: the catalog tab of a connection (`catalog:<connection>`)
+ * and the global command that opens it for the active connection.
+ */
+import { visibleControls } from '../shell/SafeText';
+import { useCommands } from '../shell/commands';
+import { useTabsStore } from '../shell/useTabsStore';
+import { useShellRoot, type ViewModule } from '../shell/views';
+import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { CatalogView } from './CatalogView';
+
+/** Opens (or focuses) the catalog tab of `connection`. */
+export function openCatalog(connection: string): string {
+  const entry = useConnectionsStore.getState().connections.find((c) => c.name === connection);
+  const label = visibleControls(entry?.label ?? connection);
+  return useTabsStore.getState().open({
+    id: `catalog:${connection}`,
+    kind: 'catalog',
+    title: `Catalog · ${label}`,
+    description: `The catalog of ${label}`,
+    connectionId: connection,
+    params: { connection },
+  });
+}
+
+function CatalogCommands() {
+  const root = useShellRoot();
+  useCommands(root, {
+    'view.catalog': {
+      enabled: () => (useConnectionsStore.getState().activeName ? true : 'No connection is active'),
+      run: () => {
+        const name = useConnectionsStore.getState().activeName;
+        if (name) openCatalog(name);
+      },
+    },
+  });
+  return null;
+}
+
+export const catalogModule: ViewModule = {
+  id: 'catalog',
+  tabViews: [{ kind: 'catalog', scope: 'catalog', component: CatalogView, icon: '▤' }],
+  activities: [{ id: 'catalog', title: 'Catalog', icon: '▤', order: 10, run: () => {
+    const name = useConnectionsStore.getState().activeName;
+    if (name) openCatalog(name);
+  }, command: 'view.catalog' }],
+  extensions: [CatalogCommands],
+};

@@ -1,0 +1,254 @@
+/**
+ * The connections area: loads the saved profiles and their live states into
+ * the connections store, follows `connections.changed`, draws the sidebar list
+ * (environment stripe, label, reachability dot, protected marker) and owns the
+ * global connection commands (switch, add, edit, test, refresh).
+ */
+import { useEffect } from 'react';
+import { workbenchClient, type ConnectionState, type ConnectionView } from '../api/client';
+import { useCommands } from '../shell/commands';
+import { closeTabs } from '../shell/guard';
+import { pick } from '../shell/usePaletteStore';
+import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
+import { useTabsStore } from '../shell/useTabsStore';
+import { useShellRoot, type ViewModule } from '../shell/views';
+import { SafeText, visibleControls } from '../shell/SafeText';
+import { ConnectionDialog, useConnectionDialog } from './ConnectionDialog';
+import { textOn } from './env';
+import { colourOf, useConnectionsStore, type ConnectionEntry, type Reachability } from './useConnectionsStore';
+
+/** A profile as the store keeps it. */
+export function entryOf(view: ConnectionView): ConnectionEntry {
+  const { profile, state } = view;
+  const target = profile.target;
+  const description =
+    state.description ??
+    (target.kind === 'local' ? `local registry in ${target.dir}` : target.kind === 'http' ? target.url : `${target.topology} ${target.hosts.map((h) => `${h.host}:${h.port}`).join(',')} (${target.deployment})`);
+  return {
+    name: profile.name,
+    label: profile.label || profile.name,
+    environment: profile.environment,
+    read_only: profile.read_only,
+    protected: profile.protected,
+    kind: target.kind,
+    description,
+  };
+}
+
+/** Whether a live state means the connection answers. */
+export function reachabilityOf(state: ConnectionState): Reachability {
+  const at = Date.parse(state.since) || Date.now();
+  switch (state.status) {
+    case 'open':
+      return { status: 'up', at };
+    case 'opening':
+      return { status: 'checking', at };
+    case 'offline':
+    case 'error':
+      return { status: 'down', message: state.error?.message ?? (state.status === 'offline' ? 'the store stopped answering' : 'the store could not be opened'), at };
+    default:
+      return { status: 'unknown', at };
+  }
+}
+
+/** Re-reads the profiles and their states. */
+export async function refreshConnections(): Promise<void> {
+  const store = useConnectionsStore.getState();
+  try {
+    const { connections } = await workbenchClient()['connections.list']({});
+    store.setConnections(connections.map(entryOf));
+    for (const view of connections) store.setReachability(view.profile.name, reachabilityOf(view.state));
+  } catch (error) {
+    store.setLoadError(messageOf(error));
+  }
+}
+
+/** Opens (or re-checks) a connection's store; its state lands in the store through the answer and the event. */
+export async function checkConnection(name: string): Promise<void> {
+  const store = useConnectionsStore.getState();
+  store.setReachability(name, { status: 'checking', at: Date.now() });
+  try {
+    const view = await workbenchClient()['connections.open']({ name });
+    store.setReachability(name, reachabilityOf(view.state));
+  } catch (error) {
+    store.setReachability(name, { status: 'down', message: messageOf(error), at: Date.now() });
+  }
+}
+
+/**
+ * Makes `name` the active connection. The tabs of the previous one close
+ * through the unsaved-changes guard; cancelling it keeps everything as it was.
+ */
+export async function switchConnection(name: string): Promise<boolean> {
+  const { activeName, connections } = useConnectionsStore.getState();
+  if (name === activeName) return true;
+  const previous = connections.find((c) => c.name === activeName);
+  const next = connections.find((c) => c.name === name);
+  const ids = useTabsStore
+    .getState()
+    .tabs.filter((t) => activeName !== undefined && t.connectionId === activeName)
+    .map((t) => t.id);
+  const dirty = useTabsStore.getState().tabs.some((t) => ids.includes(t.id) && t.dirty);
+  if (dirty && !(await closeTabs(ids, `Switching to ${visibleControls(next?.label ?? name)} closes the tabs of ${visibleControls(previous?.label ?? activeName ?? '')}.`))) return false;
+  useConnectionsStore.getState().setActive(name);
+  void checkConnection(name);
+  return true;
+}
+
+function dotClass(r: Reachability | undefined): string {
+  return r?.status === 'up' ? 'up' : r?.status === 'down' ? 'down' : 'unknown';
+}
+
+function dotTitle(r: Reachability | undefined): string {
+  if (!r || r.status === 'unknown') return 'Not checked yet';
+  if (r.status === 'checking') return 'Checking…';
+  return r.status === 'up' ? 'Reachable' : `Unreachable: ${r.message ?? ''}`;
+}
+
+/** One connection row of the sidebar. */
+export function ConnectionRow({ connection, active, onSelect }: { connection: ConnectionEntry; active: boolean; onSelect: () => void }) {
+  const reachability = useConnectionsStore((s) => s.reachability[connection.name]);
+  const colour = colourOf(connection);
+  return (
+    <div
+      role="option"
+      aria-selected={active}
+      tabIndex={active ? 0 : -1}
+      className={`connection-row${active ? ' active' : ''}`}
+      data-testid={`connection-row-${connection.name}`}
+      data-reachability={reachability?.status ?? 'unknown'}
+      title={connection.description}
+      onClick={onSelect}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter' || e.key === ' ') {
+          e.preventDefault();
+          onSelect();
+        }
+      }}
+    >
+      <span className="env-stripe" style={{ background: colour }} data-testid={`connection-stripe-${connection.name}`} data-colour={colour} />
+      <span className="connection-label ellipsis">
+        <SafeText text={connection.label} />
+      </span>
+      {connection.environment && (
+        <span className="env-label" style={{ background: colour, color: textOn(colour) }} data-testid={`connection-env-${connection.name}`}>
+          <SafeText text={connection.environment.label} />
+        </span>
+      )}
+      {connection.protected && (
+        <span title="Protected: publishes need an approved review" data-testid={`connection-protected-${connection.name}`} aria-label="protected">
+          🔒
+        </span>
+      )}
+      {connection.read_only && (
+        <span className="badge neutral" title="Read-only: nothing can be published or deleted through it">
+          read-only
+        </span>
+      )}
+      <span className={`dot ${dotClass(reachability)}`} title={dotTitle(reachability)} data-testid={`connection-dot-${connection.name}`} aria-label={dotTitle(reachability)} />
+    </div>
+  );
+}
+
+function ConnectionsPanel() {
+  const connections = useConnectionsStore((s) => s.connections);
+  const activeName = useConnectionsStore((s) => s.activeName);
+  const loaded = useConnectionsStore((s) => s.loaded);
+  const loadError = useConnectionsStore((s) => s.loadError);
+  const openDialog = useConnectionDialog((s) => s.open);
+  return (
+    <div className="sidebar-section" data-testid="connections-panel">
+      <div className="section-header">
+        <span className="title">Connections</span>
+        <button type="button" className="icon-btn" title="Add connection" aria-label="Add connection" data-testid="connection-add" onClick={() => openDialog(undefined)}>
+          +
+        </button>
+        <button type="button" className="icon-btn" title="Refresh connection states" aria-label="Refresh connection states" data-testid="connection-refresh" onClick={() => void refreshConnections().then(() => (activeName ? checkConnection(activeName) : undefined))}>
+          ⟳
+        </button>
+      </div>
+      {loadError && (
+        <div className="inline-error" role="alert" data-testid="connections-error">
+          <span className="isolate">{loadError}</span>
+        </div>
+      )}
+      {!loaded && <div className="muted connection-hint">Loading connections…</div>}
+      <div role="listbox" aria-label="Connections" data-testid="connections-list">
+        {connections.map((c) => (
+          <ConnectionRow key={c.name} connection={c} active={c.name === activeName} onSelect={() => void switchConnection(c.name)} />
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/** Loads the connections, follows their events and answers the global connection commands. */
+function ConnectionsExtension() {
+  const root = useShellRoot();
+  const openDialog = useConnectionDialog((s) => s.open);
+
+  useEffect(() => {
+    let disposed = false;
+    void refreshConnections().then(() => {
+      const name = useConnectionsStore.getState().activeName;
+      if (!disposed && name) void checkConnection(name);
+    });
+    const off = workbenchClient().on('connections.changed', (event) => {
+      if (event.kind === 'state' && event.name && event.state) useConnectionsStore.getState().setReachability(event.name, reachabilityOf(event.state));
+      else void refreshConnections();
+    });
+    return () => {
+      disposed = true;
+      off();
+    };
+  }, []);
+
+  const active = () => useConnectionsStore.getState().activeName;
+  const needActive = () => (active() ? true : 'No connection is active');
+
+  useCommands(root, {
+    'connection.switch': async () => {
+      const { connections, activeName, reachability } = useConnectionsStore.getState();
+      const choice = await pick(
+        'Switch connection',
+        'Connection name',
+        connections.map((c) => ({
+          id: c.name,
+          label: visibleControls(c.label),
+          detail: [c.environment ? visibleControls(c.environment.label) : '', reachability[c.name]?.status === 'down' ? 'offline' : '', c.description].filter(Boolean).join(' · '),
+          color: colourOf(c),
+          current: c.name === activeName,
+        })),
+      );
+      if (choice) await switchConnection(choice.id);
+    },
+    'connection.add': () => openDialog(undefined),
+    'connection.editActive': { enabled: needActive, run: () => openDialog(active()) },
+    'connection.testActive': {
+      enabled: needActive,
+      run: async () => {
+        const name = active()!;
+        const notices = useNotificationsStore.getState();
+        try {
+          const result = await workbenchClient()['connections.test']({ name });
+          notices.push(result.ok ? 'info' : 'error', `${name}: ${result.message}`);
+        } catch (error) {
+          notices.push('error', `${name}: ${messageOf(error)}`);
+        }
+        await checkConnection(name);
+      },
+    },
+    'connection.refresh': async () => {
+      await refreshConnections();
+      const name = active();
+      if (name) await checkConnection(name);
+    },
+  });
+  return <ConnectionDialog />;
+}
+
+export const connectionsModule: ViewModule = {
+  id: 'connections',
+  activities: [{ id: 'connections', title: 'Connections', icon: '⛁', order: 0, panel: ConnectionsPanel, command: 'connection.switch' }],
+  extensions: [ConnectionsExtension],
+};
