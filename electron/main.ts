@@ -1,6 +1,7 @@
 /**
  * The desktop shell's main process, and its composition root: one
- * WorkbenchApi service and router (as `skillbench serve` builds them), served
+ * WorkbenchApi service with the eval engine's port, and its router (as
+ * `skillbench serve` builds them), served
  * to the window over IPC with sender-frame checks; the built renderer loaded
  * from `app://workbench/` with the strict CSP; context isolation, the sandbox
  * and no node integration in every page; navigation, new windows, webviews,
@@ -16,6 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router } from '../core/api/router';
 import { createWorkbenchService, type WorkbenchService } from '../core/api/service';
+import { createEvalsPort } from '../evals/port';
 import { APP_ENTRY, APP_ORIGIN, APP_SCHEME, handleAppRequest } from './appProtocol';
 import { hardenContents, hardenSession } from './hardening';
 import { sendEvent, serveIpc, type IpcTransportHost } from './ipc';
@@ -127,7 +129,7 @@ function installMenu(shell: Shell): void {
 
 async function start(): Promise<void> {
   await app.whenReady();
-  const service = createWorkbenchService({ host: 'electron', version: app.getVersion(), env: process.env });
+  const service = createWorkbenchService({ host: 'electron', version: app.getVersion(), env: process.env, evals: createEvalsPort() });
   const router = new Router(service, {
     onInternalError: (method, error) => log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });

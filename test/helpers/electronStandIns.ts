@@ -106,3 +106,149 @@ export class IpcRendererStandIn implements IpcRendererPort {
     for (const l of [...(this.listeners.get(channel) ?? [])]) l(event, ...args);
   }
 }
+
+/** A rectangle as Electron's `screen` gives work areas. */
+interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** A stand-in for a `BrowserWindow`: its options, bounds and flags, and a `webContents` stand-in. */
+export class BrowserWindowStandIn extends EventEmitter {
+  static readonly all: BrowserWindowStandIn[] = [];
+  static focused: BrowserWindowStandIn | null = null;
+  static getFocusedWindow(): BrowserWindowStandIn | null {
+    return BrowserWindowStandIn.focused;
+  }
+
+  readonly webContents = new WebContentsStandIn('about:blank');
+  readonly loaded: string[] = [];
+  bounds: Rect;
+  maximized = false;
+  shown = false;
+  private destroyed = false;
+
+  constructor(readonly options: Electron.BrowserWindowConstructorOptions) {
+    super();
+    this.bounds = { x: options.x ?? 0, y: options.y ?? 0, width: options.width ?? 800, height: options.height ?? 600 };
+    BrowserWindowStandIn.all.push(this);
+  }
+
+  async loadURL(url: string): Promise<void> {
+    this.loaded.push(url);
+    this.webContents.mainFrame.url = url;
+    this.emit('ready-to-show');
+  }
+  show(): void {
+    this.shown = true;
+  }
+  maximize(): void {
+    this.maximized = true;
+  }
+  isMaximized(): boolean {
+    return this.maximized;
+  }
+  getNormalBounds(): Rect {
+    return { ...this.bounds };
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
+  }
+  isMinimized(): boolean {
+    return false;
+  }
+  restore(): void {}
+  focus(): void {
+    BrowserWindowStandIn.focused = this;
+  }
+  /** What Electron does when the user closes the window. */
+  close(): void {
+    this.emit('close', { preventDefault: () => undefined });
+    this.destroyed = true;
+    this.webContents.destroy();
+    this.emit('closed');
+  }
+}
+
+/** Options of {@link electronModuleStandIn}. */
+export interface ElectronModuleOptions {
+  userData: string;
+  /** What `requestSingleInstanceLock` answers (default true). */
+  lock?: boolean;
+  displays?: Rect[];
+}
+
+/**
+ * A stand-in for the `electron` module of the main process, with the parts
+ * `electron/main.ts` uses: `app` (an EventEmitter with Electron's event names),
+ * `BrowserWindow`, `Menu`, `ipcMain`, `protocol`, `screen` and
+ * `session.defaultSession`. It records what main asks of each.
+ */
+export function electronModuleStandIn(options: ElectronModuleOptions) {
+  BrowserWindowStandIn.all.length = 0;
+  BrowserWindowStandIn.focused = null;
+  const calls: string[] = [];
+  let ready: () => void = () => undefined;
+  const whenReady = new Promise<void>((resolve) => (ready = resolve));
+  const app = Object.assign(new EventEmitter(), {
+    name: 'Skillbench',
+    isPackaged: false,
+    quitCalls: 0,
+    exitCode: undefined as number | undefined,
+    whenReady: () => whenReady,
+    requestSingleInstanceLock: () => {
+      calls.push('requestSingleInstanceLock');
+      return options.lock ?? true;
+    },
+    enableSandbox: () => calls.push('enableSandbox'),
+    getVersion: () => '9.9.9-desktop',
+    getPath: (name: string) => {
+      if (name !== 'userData') throw new Error(`unexpected getPath(${name})`);
+      return options.userData;
+    },
+    quit() {
+      app.quitCalls += 1;
+      calls.push('quit');
+      // Electron emits will-quit; a listener may prevent it.
+      let prevented = false;
+      app.emit('will-quit', { preventDefault: () => (prevented = true) });
+      if (!prevented) calls.push('quitted');
+    },
+    exit(code: number) {
+      app.exitCode = code;
+    },
+  });
+  const permission: { request?: (...args: any[]) => void; check?: (...args: any[]) => boolean } = {}; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const protocolHandlers = new Map<string, (request: Request) => Promise<Response>>();
+  const menu: { template?: Electron.MenuItemConstructorOptions[] } = {};
+  const ipcMain = new IpcMainStandIn();
+  const displays = options.displays ?? [{ x: 0, y: 0, width: 1920, height: 1050 }];
+  const module = {
+    app,
+    ipcMain,
+    BrowserWindow: BrowserWindowStandIn,
+    Menu: {
+      buildFromTemplate: (template: Electron.MenuItemConstructorOptions[]) => template,
+      setApplicationMenu: (template: Electron.MenuItemConstructorOptions[]) => void (menu.template = template),
+    },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: Electron.CustomScheme[]) => calls.push(`registerSchemesAsPrivileged ${JSON.stringify(schemes)}`),
+      handle: (scheme: string, handler: (request: Request) => Promise<Response>) => void protocolHandlers.set(scheme, handler),
+    },
+    screen: {
+      getPrimaryDisplay: () => ({ workArea: displays[0] }),
+      getAllDisplays: () => displays.map((workArea) => ({ workArea })),
+    },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (h: typeof permission.request) => void (permission.request = h),
+        setPermissionCheckHandler: (h: typeof permission.check) => void (permission.check = h),
+        setDevicePermissionHandler: () => undefined,
+        webRequest: { onBeforeRequest: () => undefined },
+      },
+    },
+  };
+  return { module, app, ipcMain, calls, permission, protocolHandlers, menu, ready: () => ready() };
+}
