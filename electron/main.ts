@@ -16,7 +16,7 @@ import { BrowserWindow, Menu, app, ipcMain, protocol, screen, session, type WebC
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router } from '../core/api/router';
-import { createWorkbenchService, type WorkbenchService } from '../core/api/service';
+import { createWorkbenchService, secretRedactor, type WorkbenchService } from '../core/api/service';
 import { createEvalsPort } from '../evals/port';
 import { APP_ENTRY, APP_ORIGIN, APP_SCHEME, handleAppRequest } from './appProtocol';
 import { hardenContents, hardenSession } from './hardening';
@@ -131,6 +131,7 @@ async function start(): Promise<void> {
   await app.whenReady();
   const service = createWorkbenchService({ host: 'electron', version: app.getVersion(), env: process.env, evals: createEvalsPort() });
   const router = new Router(service, {
+    redact: secretRedactor(process.env),
     onInternalError: (method, error) => log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
   const ipc = serveIpc({ ipcMain, router, appOrigin: APP_ORIGIN, onRefused: (url) => log(`refused an API call from ${where(url)}`) });

@@ -10,6 +10,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import { describeProviders, safeParseModelSpec } from '../models/index';
+import { redactSecrets } from '../models/errors';
 import { appDataDir } from '../store/connect';
 import { openSeededStore } from '../store/seed';
 import type { SkillStore } from '../store/types';
@@ -103,6 +104,22 @@ function defaultActor(env: Record<string, string | undefined>): string {
   }
 }
 
+/** Names of environment variables whose values are secrets (model keys, tokens, the secret-store key). */
+const SECRET_ENV = /(?:_API_KEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD)$/;
+
+/**
+ * What a host removes from every message and detail that crosses to a client:
+ * the values of secret environment variables, URL passwords, bearer tokens and
+ * strings shaped like provider keys. The composition roots hand it to their router.
+ */
+export function secretRedactor(env: Record<string, string | undefined> = process.env): (text: string) => string {
+  const values = Object.entries(env)
+    .filter(([name, value]) => SECRET_ENV.test(name) && typeof value === 'string' && value.length >= 6)
+    .map(([, value]) => value as string)
+    .sort((a, b) => b.length - a.length);
+  return (text) => redactSecrets(text.replace(/(\/\/[^/\s:@]*:)[^@\s/]*@/g, '$1***@'), values);
+}
+
 /** Builds the service. */
 export function createWorkbenchService(options: WorkbenchServiceOptions): WorkbenchService {
   const env = options.env ?? process.env;
@@ -114,6 +131,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
   });
   const scans = new CatalogScans();
+  const redact = secretRedactor(env);
 
   const view = async (profile: ConnectionProfile): Promise<ConnectionView> => ({
     profile,
@@ -155,9 +173,11 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     'models.list': async () => ({ providers: (await describeProviders({ env })) satisfies ProviderView[] }),
 
     'models.check': async (params) => {
+      // The spec is echoed, so a password typed into its URL is not.
+      const spec = redact(params.spec);
       const parsed = safeParseModelSpec(params.spec);
-      if (!parsed.success) return { spec: params.spec, ok: false, isBaseline: false, error: toErrorData(parsed.error) };
-      return { spec: params.spec, ok: true, isBaseline: parsed.output.kind === 'baseline' };
+      if (!parsed.success) return { spec, ok: false, isBaseline: false, error: toErrorData(parsed.error, { redact }) };
+      return { spec, ok: true, isBaseline: parsed.output.kind === 'baseline' };
     },
   };
 

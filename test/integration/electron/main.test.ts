@@ -136,6 +136,27 @@ describe('electron/main (built) with a stand-in electron module', () => {
     await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: 10_000 });
   });
 
+  it('keeps a marker secret out of IPC answers and of every file it writes', async () => {
+    const marker = 'sk-proj-MARKERdesktop3Fh7Kw2Qz9';
+    vi.stubEnv('OPENAI_API_KEY', marker);
+    const window = await launch();
+    const renderer = new IpcRendererStandIn(env.ipcMain, window.webContents);
+    const answers = [
+      await renderer.invoke(IPC_CALL_CHANNEL, 'models.list', {}),
+      await renderer.invoke(IPC_CALL_CHANNEL, 'models.check', { spec: `openai-compatible:http://me:${marker}@127.0.0.1:1/v1#m` }),
+      await renderer.invoke(IPC_CALL_CHANNEL, 'models.check', { spec: `openai:${marker}` }),
+      await renderer.invoke(IPC_CALL_CHANNEL, 'packages.get', { connection: 'default', skill: { namespace: 'travel', name: marker.toLowerCase().replace(/[^a-z0-9]/g, '') } }),
+    ];
+    for (const answer of answers) expect(JSON.stringify(answer)).not.toContain(marker);
+    window.close();
+    env.app.quit();
+    await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: 10_000 });
+    const files = spawnSync('grep', ['-rl', marker, dir], { encoding: 'utf8' });
+    expect(files.stdout).toBe('');
+    expect(existsSync(join(dir, 'user-data', 'window-state.json'))).toBe(true);
+    expect(existsSync(join(dir, 'home', 'registry'))).toBe(true);
+  });
+
   it('as a second instance, quits without opening a window', async () => {
     await launch({ lock: false });
     expect(env.calls).toContain('quit');
