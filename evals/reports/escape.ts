@@ -22,10 +22,15 @@ export function sanitizeChars(text: string): string {
   return text.replace(NOT_XML_CHAR, REPLACEMENT);
 }
 
-/** Escapes text content of an XML element. */
+/**
+ * Escapes text content of an XML element. CR becomes a character reference
+ * because end-of-line handling would otherwise read it (and CR LF) as LF.
+ */
 export function escapeXmlText(text: string): string {
-  return sanitizeChars(text).replace(/[&<>]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;'));
+  return sanitizeChars(text).replace(/[&<>\r]/g, (c) => XML_TEXT[c]!);
 }
+
+const XML_TEXT: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '\r': '&#13;' };
 
 /**
  * Escapes an XML attribute value for double quotes. Tab, LF and CR become
