@@ -150,5 +150,6 @@ describe('writeHtmlReport', () => {
     } finally {
       await run.cleanup();
     }
-  });
+    // The property is memory, not speed: 20 MB of cells on a loaded 2-core machine may take minutes.
+  }, 300_000);
 });

@@ -127,5 +127,6 @@ describe('writeJsonReport', () => {
     } finally {
       await run.cleanup();
     }
-  });
+    // The property is memory, not speed: 20 MB of cells on a loaded 2-core machine may take minutes.
+  }, 300_000);
 });
