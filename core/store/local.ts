@@ -10,34 +10,28 @@
  * - mutations of one registry are serialized across processes by an exclusive lock
  *   file and inside a process by a promise chain; a lock left by a dead process is
  *   taken over and the skill it was mutating is repaired first.
+ *
+ * Its parts: file primitives (`localFiles.ts`), the stored shapes (`localState.ts`),
+ * the lock (`localLock.ts`), the catalog (`localCatalog.ts`), Idempotency-Key records
+ * (`localIdempotency.ts`) and the audit trail (`localAudit.ts`).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants as fsConstants,
-  fdatasync as fdatasyncCallback,
-  fsync as fsyncCallback,
-  linkSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import { closeSync, linkSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { resolveLimits, sameVersionedContent } from '../package/index';
-import type { SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
+import type { SkillAuthoringLimits, SkillId, SkillManifest } from '../package/types';
 import { verifiedManifest, verifiedResource } from './verify';
 import { StoreError, isStoreError } from './errors';
+import { JsonlAuditSink, publishAuditEvent } from './localAudit';
+import { LocalCatalog } from './localCatalog';
+import { fsyncAsync, fsyncDir, isErrno, readJson, readJsonSync, removeTemps, unlinkQuietly, writeAtomic } from './localFiles';
+import { idempotencyPath, replayPublication, writeIdempotencyRecord } from './localIdempotency';
+import { REBUILD_ALL, RegistryLock } from './localLock';
+import { FORMAT, availableEntry, metadataOf, type HistoryEntry, type SkillState, type VersionFile } from './localState';
 import {
   DEFAULT_ADMINISTRATION_LIMITS,
   auditAfterCommit,
-  auditNotRecordedWarning,
   checkDeleteRange,
   checkDeleteRequest,
   checkMetadataFilter,
@@ -45,14 +39,12 @@ import {
   checkSkillId,
   compareSkillIds,
   etagFor,
-  idempotencyConflict,
   idempotencyKeyHash,
   isSlug,
   matchesFilter,
   pageVersions,
   preparePublication,
   protectionFor,
-  replayIdempotent,
   type IdempotencyRecord,
   type PreparedPublication,
 } from './publication';
@@ -114,255 +106,9 @@ export interface LocalStoreOptions {
 /** Where {@link LocalStoreOptions.crashPoint} is called. */
 export type LocalCrashPoint = 'after-commit' | 'repair';
 
-const FORMAT = 1;
+export { JsonlAuditSink } from './localAudit';
+
 const MARKER = 'registry.json';
-const CATALOG_SHARD_HEX = 2;
-
-/** One history entry of `state.json`; tombstones keep their metadata. */
-interface HistoryEntry {
-  version: number;
-  created_at: string;
-  manifest_hash: string;
-  change_reason: string;
-  status: 'available' | 'deleted';
-  deleted_at?: string;
-  /** Hash of the Idempotency-Key that created this revision, for replay after a crash. */
-  key_hash?: string;
-  fingerprint?: string;
-}
-
-/** `skills/<ns>/<name>/state.json`: the committed state of one skill. */
-interface SkillState {
-  format: number;
-  namespace: string;
-  name: string;
-  published: number;
-  next_version: number;
-  etag: string;
-  created_at: string;
-  /** Catalog entry of the published revision. */
-  metadata: SkillMetadata;
-  history: HistoryEntry[];
-}
-
-/** `skills/<ns>/<name>/versions/<n>.json`: one immutable revision. */
-interface VersionFile {
-  format: number;
-  namespace: string;
-  name: string;
-  version: number;
-  created_at: string;
-  manifest_hash: string;
-  resource_hashes: Record<string, string>;
-  package: SkillPackage;
-}
-
-interface CatalogShard {
-  format: number;
-  skills: Record<string, SkillMetadata>;
-}
-
-interface LockInfo {
-  pid: number;
-  host: string;
-  at: string;
-  token: string;
-  /** `namespace/name` being mutated, so a taker of an abandoned lock knows what to repair. */
-  skill?: string;
-  /**
-   * Start time of the holder process (field 22 of `/proc/<pid>/stat`), where the
-   * system has `/proc`: with the pid it names the process, so a pid reused by
-   * another process is not mistaken for the holder.
-   */
-  start?: string;
-  /** The host's boot id (`/proc/sys/kernel/random/boot_id`), where available. */
-  boot?: string;
-  /**
-   * Repairs inherited from abandoned locks and not known to be finished: skills as
-   * `namespace/name`, and `*` for a rebuild of the whole catalog. A taker that dies
-   * before finishing hands them on to the next taker.
-   */
-  repair?: string[];
-}
-
-/** The `repair` entry that asks for the whole catalog to be rebuilt from the skills' states. */
-const REBUILD_ALL = '*';
-
-// ---------------------------------------------------------------------------
-// File primitives.
-
-function isErrno(error: unknown, ...codes: string[]): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && codes.includes(code);
-}
-
-// Inside the registry lock, small metadata operations are synchronous system calls:
-// each asynchronous one costs a thread-pool round trip, and a publication makes
-// dozens of them. Only the flushes (milliseconds each) go through the thread pool.
-const fsyncAsync = promisify(fsyncCallback);
-const fdatasyncAsync = promisify(fdatasyncCallback);
-
-async function fsyncDir(dir: string): Promise<void> {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, fsConstants.O_RDONLY);
-    await fsyncAsync(fd);
-  } catch (error) {
-    // Some platforms (Windows) cannot open or flush a directory; the rename is still atomic there.
-    if (!isErrno(error, 'EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'EBADF')) throw error;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** Writes `path` so readers see either the old or the new bytes, never a torn file. */
-async function writeAtomic(path: string, data: string, durable = true): Promise<void> {
-  const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeFileSync(fd, data);
-    if (durable) await fsyncAsync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  if (durable) await fsyncDir(dirname(path));
-}
-
-/** Identity of one version of a file: writers always rename a new inode into place. */
-function catalogKey(s: { ino: bigint; size: bigint; mtimeNs: bigint }): string {
-  return `${s.ino}:${s.size}:${s.mtimeNs}`;
-}
-
-/**
- * Reads a whole file with the identity of exactly the bytes read (fstat on the same
- * descriptor), in four system calls: open, fstat, read, close.
- */
-async function readWithKey(path: string): Promise<{ key: string; text: string }> {
-  const handle = await open(path, 'r');
-  try {
-    const s = await handle.stat({ bigint: true });
-    const size = Number(s.size);
-    const buffer = Buffer.allocUnsafe(size);
-    let offset = 0;
-    while (offset < size) {
-      const { bytesRead } = await handle.read(buffer, offset, size - offset, offset);
-      if (bytesRead === 0) break;
-      offset += bytesRead;
-    }
-    return { key: catalogKey(s), text: buffer.toString('utf8', 0, offset) };
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Reads a small JSON file synchronously (under the lock); `undefined` when absent. */
-function readJsonSync<T>(path: string): T | undefined {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT', 'ENOTDIR')) return undefined;
-    throw error;
-  }
-  return JSON.parse(text) as T;
-}
-
-async function readJson<T>(path: string): Promise<T | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT', 'ENOTDIR')) return undefined;
-    throw error;
-  }
-  return JSON.parse(text) as T;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrno(error, 'EPERM');
-  }
-}
-
-const HAS_PROC = (() => {
-  try {
-    statSync('/proc/self/stat');
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** State letter and start time of a process from `/proc/<pid>/stat`; `'absent'` when there is no such process. */
-function procStat(pid: number): { state: string; start: string } | 'absent' | undefined {
-  if (!HAS_PROC || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    return isErrno(error, 'ENOENT', 'ESRCH') ? 'absent' : undefined;
-  }
-  // `pid (comm) state ...`: comm may hold spaces and parentheses, so split after the last `)`.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const state = fields[0];
-  const start = fields[19];
-  return state !== undefined && start !== undefined ? { state, start } : undefined;
-}
-
-let ownIdentity: { start?: string; boot?: string } | undefined;
-
-/** This process's start time and the host's boot id, where the system tells them. */
-function selfIdentity(): { start?: string; boot?: string } {
-  if (ownIdentity) return ownIdentity;
-  const identity: { start?: string; boot?: string } = {};
-  const stat = procStat(process.pid);
-  if (stat !== undefined && stat !== 'absent') identity.start = stat.start;
-  const boot = bootId();
-  if (boot !== undefined) identity.boot = boot;
-  ownIdentity = identity;
-  return identity;
-}
-
-function bootId(): string | undefined {
-  if (!HAS_PROC) return undefined;
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether the process a lock names on this host is gone: no such pid, a zombie
- * (dead but not yet reaped: `kill(pid, 0)` still succeeds on it), a pid now used by
- * a process that started at another time, or a lock from before a reboot. Without
- * `/proc` only the pid can be checked.
- */
-function holderGone(holder: { pid: number; start?: unknown; boot?: unknown }): boolean {
-  const self = selfIdentity();
-  if (typeof holder.boot === 'string' && self.boot !== undefined && holder.boot !== self.boot) return true;
-  const stat = procStat(holder.pid);
-  if (stat === 'absent') return true;
-  if (stat === undefined) return !pidAlive(holder.pid);
-  if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return true;
-  return typeof holder.start === 'string' && holder.start !== stat.start;
-}
-
-/** What an abandoned lock leaves to repair: its own skill, what it had inherited, or everything when unreadable. */
-function pendingRepairs(info: LockInfo | undefined): string[] {
-  if (!info || typeof info.pid !== 'number') return [REBUILD_ALL];
-  const out = new Set<string>();
-  if (Array.isArray(info.repair)) for (const r of info.repair) if (typeof r === 'string') out.add(r);
-  if (typeof info.skill === 'string') out.add(info.skill);
-  else out.add(REBUILD_ALL);
-  return [...out];
-}
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** In-process serialization of mutations, per registry folder. */
 const processChains = new Map<string, Promise<unknown>>();
@@ -382,11 +128,10 @@ class LocalStore implements SkillStore {
   private readonly adminLimits: SkillAdministrationLimits;
   private readonly audit: AuditSink;
   private readonly clock: () => Date;
-  private readonly lockTimeoutMs: number;
-  private readonly foreignLockStaleMs: number;
   private readonly durable: boolean;
   private readonly crashPoint: (point: LocalCrashPoint) => void;
-  private readonly catalogCache = new Map<string, { key: string; shard: CatalogShard }>();
+  private readonly catalog: LocalCatalog;
+  private readonly lock: RegistryLock;
   private closed = false;
 
   constructor(
@@ -398,10 +143,14 @@ class LocalStore implements SkillStore {
     this.adminLimits = { ...DEFAULT_ADMINISTRATION_LIMITS, ...options.adminLimits };
     this.audit = options.audit ?? new JsonlAuditSink(join(dir, 'audit.jsonl'), options.durable ?? true);
     this.clock = options.clock ?? (() => new Date());
-    this.lockTimeoutMs = options.lockTimeoutMs ?? 30_000;
-    this.foreignLockStaleMs = options.foreignLockStaleMs ?? 60_000;
     this.durable = options.durable ?? true;
     this.crashPoint = options.crashPoint ?? (() => undefined);
+    this.catalog = new LocalCatalog(dir, this.durable);
+    this.lock = new RegistryLock(dir, {
+      clock: this.clock,
+      timeoutMs: options.lockTimeoutMs ?? 30_000,
+      foreignStaleMs: options.foreignLockStaleMs ?? 60_000,
+    });
   }
 
   // --- paths -------------------------------------------------------------
@@ -414,13 +163,6 @@ class LocalStore implements SkillStore {
   }
   private versionPath(id: SkillId, version: number): string {
     return join(this.skillDir(id), 'versions', `${version}.json`);
-  }
-  private idempotencyPath(id: SkillId, keyHash: string): string {
-    return join(this.skillDir(id), 'idempotency', `${keyHash.replace(/^sha256:/, '')}.json`);
-  }
-  private catalogPath(id: SkillId): string {
-    const shard = createHash('sha256').update(`${id.namespace}/${id.name}`).digest('hex').slice(0, CATALOG_SHARD_HEX);
-    return join(this.dir, 'catalog', `${shard}.json`);
   }
 
   // --- reads ---------------------------------------------------------------
@@ -463,11 +205,6 @@ class LocalStore implements SkillStore {
       throw new StoreError('integrity_mismatch', `stored revision ${id.namespace}/${id.name}@${version} is missing or damaged`);
     }
     return file;
-  }
-
-  private static availableEntry(state: SkillState, version: number): HistoryEntry | undefined {
-    const entry = state.history.find((e) => e.version === version);
-    return entry && entry.status === 'available' ? entry : undefined;
   }
 
   private async requireAvailable(id: SkillId, version: number): Promise<{ state: SkillState; entry: HistoryEntry }> {
@@ -531,44 +268,11 @@ class LocalStore implements SkillStore {
     // The catalog is written just after a commit; a writer that died in between left its lock behind.
     await this.recoverAbandoned();
     const out: SkillMetadata[] = [];
-    for (const shard of await this.readCatalog()) {
-      for (const entry of Object.values(shard.skills)) {
-        if (matchesFilter(entry, checked)) out.push(entry);
-      }
+    for (const entry of await this.catalog.entries()) {
+      if (matchesFilter(entry, checked)) out.push(entry);
     }
     out.sort(compareSkillIds);
     return checked.limit === undefined ? out : out.slice(0, checked.limit);
-  }
-
-  /**
-   * Reads every catalog shard. Parsed shards are kept while the file's identity
-   * (inode, size, mtime) is unchanged: writers always rename a new file into place.
-   */
-  private async readCatalog(): Promise<CatalogShard[]> {
-    const dir = join(this.dir, 'catalog');
-    let names: string[];
-    try {
-      names = (await readdir(dir)).filter((n) => n.endsWith('.json'));
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return [];
-      throw toStoreError(error, 'listing the catalog');
-    }
-    return Promise.all(
-      names.map(async (n) => {
-        const path = join(dir, n);
-        try {
-          const cached = this.catalogCache.get(path);
-          if (cached && cached.key === catalogKey(await stat(path, { bigint: true }))) return cached.shard;
-          const { key, text } = await readWithKey(path);
-          const shard = JSON.parse(text) as CatalogShard;
-          this.catalogCache.set(path, { key, shard });
-          return shard;
-        } catch (error) {
-          if (isErrno(error, 'ENOENT')) return { format: FORMAT, skills: {} };
-          throw toStoreError(error, 'reading the catalog');
-        }
-      }),
-    );
   }
 
   async resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]> {
@@ -593,7 +297,7 @@ class LocalStore implements SkillStore {
         if (v === 'published') {
           return { status: 'found', request, version: state.published, manifest_hash: state.metadata.manifest_hash, metadata: state.metadata };
         }
-        const entry = LocalStore.availableEntry(state, v);
+        const entry = availableEntry(state, v);
         if (!entry) return { status: 'version_unavailable', request };
         if (v === state.published) {
           return { status: 'found', request, version: v, manifest_hash: entry.manifest_hash, metadata: state.metadata };
@@ -636,7 +340,7 @@ class LocalStore implements SkillStore {
     const state = this.readStateLocked(id);
     const keyHash = p.idempotencyKey === undefined ? undefined : await idempotencyKeyHash(id, p.idempotencyKey);
     if (keyHash !== undefined) {
-      const replay = this.replay(id, state, keyHash, p, now);
+      const replay = replayPublication(id, idempotencyPath(this.skillDir(id), keyHash), state, keyHash, p, now);
       if (replay) return replay;
     }
     checkPublishPrecondition(p.precondition, state);
@@ -650,7 +354,7 @@ class LocalStore implements SkillStore {
         current = undefined;
       }
       if (current?.package && sameVersionedContent(current.package, p.package)) {
-        const outcome = await auditAfterCommit(this.audit, auditEvent(p, 'same_content_noop', [state.published], now, state.metadata.manifest_hash));
+        const outcome = await auditAfterCommit(this.audit, publishAuditEvent(p, 'same_content_noop', [state.published], now, state.metadata.manifest_hash));
         const result: PublishResult = {
           namespace: id.namespace,
           name: id.name,
@@ -728,8 +432,8 @@ class LocalStore implements SkillStore {
     this.crashPoint('after-commit');
     // Both follow the commit and are independent: their flushes overlap.
     const [outcome] = await Promise.all([
-      auditAfterCommit(this.audit, auditEvent(p, version === 1 ? 'created' : 'published', [version], now, manifestHash)),
-      this.updateCatalog(id, metadata),
+      auditAfterCommit(this.audit, publishAuditEvent(p, version === 1 ? 'created' : 'published', [version], now, manifestHash)),
+      this.catalog.update(id, metadata),
     ]);
     const result: PublishResult = {
       namespace: id.namespace,
@@ -746,41 +450,6 @@ class LocalStore implements SkillStore {
     return result;
   }
 
-  private replay(
-    id: SkillId,
-    state: SkillState | undefined,
-    keyHash: string,
-    p: PreparedPublication,
-    now: Date,
-  ): PublishResult | undefined {
-    let record: IdempotencyRecord | undefined;
-    try {
-      record = readJsonSync<IdempotencyRecord>(this.idempotencyPath(id, keyHash));
-    } catch {
-      // A record lost or torn by a crash: fall back to the committed history below.
-      record = undefined;
-    }
-    const replayed = replayIdempotent(record, p.fingerprint, now);
-    if (replayed) return replayed;
-    // The revision committed but its record was not written (crash): rebuild the reply.
-    const entry = state?.history.find((e) => e.key_hash === keyHash);
-    if (!state || !entry) return undefined;
-    if (entry.fingerprint !== p.fingerprint) throw idempotencyConflict();
-    return {
-      namespace: id.namespace,
-      name: id.name,
-      outcome: entry.version === 1 ? 'created' : 'published',
-      version: entry.version,
-      etag: etagFor(entry.version, entry.manifest_hash),
-      manifest_hash: entry.manifest_hash,
-      // Whether the audit event was delivered before the crash is unknown: say so.
-      audit_recorded: false,
-      warnings: [auditNotRecordedWarning()],
-      validation: p.validation,
-      replayed: true,
-    };
-  }
-
   private async recordIdempotency(
     id: SkillId,
     keyHash: string | undefined,
@@ -790,32 +459,7 @@ class LocalStore implements SkillStore {
   ): Promise<void> {
     if (keyHash === undefined) return;
     const record: IdempotencyRecord = { fingerprint: p.fingerprint, result, created_at: now.toISOString() };
-    const path = this.idempotencyPath(id, keyHash);
-    const text = JSON.stringify(record);
-    // Neither flushed nor renamed: a record lost or torn by a crash reads as absent,
-    // and the committed history (key hash per revision) still answers the replay.
-    try {
-      writeFileSync(path, text);
-    } catch (error) {
-      if (!isErrno(error, 'ENOENT')) throw error;
-      mkdirSync(dirname(path), { recursive: true });
-      writeFileSync(path, text);
-    }
-  }
-
-  private async updateCatalog(id: SkillId, metadata: SkillMetadata | undefined): Promise<void> {
-    const path = this.catalogPath(id);
-    let shard: CatalogShard | undefined;
-    try {
-      shard = readJsonSync<CatalogShard>(path);
-    } catch {
-      shard = undefined;
-    }
-    const skills = { ...(shard?.skills ?? {}) };
-    const key = `${id.namespace}/${id.name}`;
-    if (metadata) skills[key] = metadata;
-    else delete skills[key];
-    await writeAtomic(path, JSON.stringify({ format: FORMAT, skills }), this.durable);
+    writeIdempotencyRecord(idempotencyPath(this.skillDir(id), keyHash), record);
   }
 
   async deleteVersions(request: DeleteRequest): Promise<DeleteResult> {
@@ -863,16 +507,10 @@ class LocalStore implements SkillStore {
 
   /**
    * Repairs after a writer that died holding the lock, if there is one. Cheap when
-   * there is no lock file (one failed stat); a live holder is left alone.
+   * there is no lock file (one failed read); a live holder is left alone.
    */
   async recoverAbandoned(): Promise<void> {
-    let current;
-    try {
-      current = this.readLock(this.lockPath());
-    } catch {
-      current = undefined;
-    }
-    if (!current || !this.isAbandoned(current.info, current.mtimeMs)) return;
+    if (!this.lock.isAbandonedNow()) return;
     await this.mutate(undefined, async () => undefined);
   }
 
@@ -882,14 +520,14 @@ class LocalStore implements SkillStore {
     const what = id ? `${id.namespace}/${id.name}` : 'recovery';
     const previous = processChains.get(this.dir) ?? Promise.resolve();
     const run = previous.then(async () => {
-      const lock = await this.acquireLock(what);
+      const lock = await this.lock.acquire(what);
       try {
         if (lock.repairs !== undefined) await this.repair(lock.repairs);
         return await fn();
       } catch (error) {
         throw toStoreError(error, `changing ${what}`);
       } finally {
-        this.releaseLock(lock.token);
+        this.lock.release(lock.token);
       }
     });
     const settled = run.catch(() => undefined);
@@ -900,138 +538,14 @@ class LocalStore implements SkillStore {
     return run;
   }
 
-  private lockPath(): string {
-    return join(this.dir, 'lock');
-  }
-
-  private writeLockCandidate(skill: string): { path: string; token: string } {
-    const token = randomBytes(12).toString('hex');
-    const info: LockInfo = { pid: process.pid, host: hostname(), at: this.clock().toISOString(), token, skill, ...selfIdentity() };
-    const path = join(this.dir, `lock.${process.pid}.${token}.tmp`);
-    // A private, uniquely named file: complete before it is linked into place, so no rename is needed.
-    writeFileSync(path, JSON.stringify(info), { flag: 'wx' });
-    return { path, token };
-  }
-
-  private isAbandoned(info: LockInfo | undefined, mtimeMs: number): boolean {
-    if (!info || typeof info.pid !== 'number') {
-      // Lock files are linked into place complete; an unreadable one is foreign or damaged.
-      return Date.now() - mtimeMs > this.foreignLockStaleMs;
-    }
-    if (info.host === hostname()) return holderGone(info);
-    return Date.now() - Date.parse(info.at) > this.foreignLockStaleMs;
-  }
-
-  /**
-   * Takes the registry lock. The lock file is linked into place fully written, so a
-   * reader never sees it half-written. A lock whose holder is gone is replaced under
-   * a short-lived takeover guard; the caller then runs the repairs it hands on.
-   */
-  private async acquireLock(skill: string): Promise<{ token: string; repairs?: string[] }> {
-    const lockPath = this.lockPath();
-    const deadline = Date.now() + this.lockTimeoutMs;
-    let delay = 1;
-    const candidate = this.writeLockCandidate(skill);
-    try {
-      for (;;) {
-        try {
-          linkSync(candidate.path, lockPath);
-          return { token: candidate.token };
-        } catch (error) {
-          if (!isErrno(error, 'EEXIST')) throw error;
-        }
-        const taken = this.tryTakeOver(candidate.path, skill, candidate.token);
-        if (taken) return { token: candidate.token, repairs: taken.repairs };
-        if (Date.now() > deadline) {
-          const holder = this.readLock(lockPath)?.info;
-          throw new StoreError(
-            'timeout',
-            `the local registry is locked${holder ? ` by process ${holder.pid} on ${holder.host} since ${holder.at}` : ''}; try again`,
-          );
-        }
-        await sleep(delay + Math.random() * delay);
-        delay = Math.min(delay * 2, 50);
-      }
-    } finally {
-      unlinkQuietly(candidate.path);
-    }
-  }
-
-  /**
-   * Replaces an abandoned lock with ours. Our lock carries the abandoned lock's
-   * pending repairs (its skill and what it had inherited), so if we die before
-   * finishing them the next taker still knows what to repair.
-   */
-  private tryTakeOver(candidatePath: string, skill: string, token: string): { repairs: string[] } | undefined {
-    const lockPath = this.lockPath();
-    const current = this.readLock(lockPath);
-    if (!current || !this.isAbandoned(current.info, current.mtimeMs)) return undefined;
-    const guardPath = join(this.dir, 'lock.takeover');
-    const guard = this.writeLockCandidate('takeover');
-    try {
-      try {
-        linkSync(guard.path, guardPath);
-      } catch (error) {
-        if (!isErrno(error, 'EEXIST')) throw error;
-        // A guard left by a process that died inside the takeover itself.
-        const g = this.readLock(guardPath);
-        if (g && this.isAbandoned(g.info, g.mtimeMs)) unlinkQuietly(guardPath);
-        return undefined;
-      }
-      try {
-        // Still the same abandoned lock? Then replace it with ours in one rename.
-        const again = this.readLock(lockPath);
-        if (!again || again.raw !== current.raw) return undefined;
-        const repairs = pendingRepairs(current.info);
-        const info: LockInfo = { pid: process.pid, host: hostname(), at: this.clock().toISOString(), token, skill, ...selfIdentity(), repair: repairs };
-        // Our own private file, linked nowhere yet: rewritten in place, then renamed over the lock.
-        writeFileSync(candidatePath, JSON.stringify(info));
-        renameSync(candidatePath, lockPath);
-        return { repairs };
-      } finally {
-        unlinkQuietly(guardPath);
-      }
-    } finally {
-      unlinkQuietly(guard.path);
-    }
-  }
-
-  private readLock(path: string): { raw: string; info: LockInfo | undefined; mtimeMs: number } | undefined {
-    try {
-      const raw = readFileSync(path, 'utf8');
-      const s = statSync(path);
-      let info: LockInfo | undefined;
-      try {
-        info = JSON.parse(raw) as LockInfo;
-      } catch {
-        info = undefined;
-      }
-      return { raw, info, mtimeMs: s.mtimeMs };
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
-      throw error;
-    }
-  }
-
-  private releaseLock(token: string): void {
-    let raw: string;
-    try {
-      raw = readFileSync(this.lockPath(), 'utf8');
-    } catch {
-      return;
-    }
-    // Never remove a lock someone else took over.
-    if (raw.includes(`"token":"${token}"`)) unlinkQuietly(this.lockPath());
-  }
-
   /**
    * Runs the repairs an abandoned lock handed on: each named skill is brought back
    * to its committed state, and `*` (a lock whose work could not be read) rebuilds
    * the whole catalog from the skills' committed states.
    */
   private async repair(repairs: string[]): Promise<void> {
-    await this.removeStaleLockTemps();
-    await removeTemps(join(this.dir, 'catalog'));
+    await this.lock.removeStaleCandidates();
+    await this.catalog.removeTemps();
     this.crashPoint('repair');
     for (const skill of repairs) {
       if (skill !== REBUILD_ALL) await this.repairSkill(skill);
@@ -1058,10 +572,10 @@ class LocalStore implements SkillStore {
       const m = /^(\d+)\.json(\.tmp)?$/.exec(f);
       if (!m) continue;
       const v = Number(m[1]);
-      const committed = state !== undefined && v < state.next_version && LocalStore.availableEntry(state, v) !== undefined;
+      const committed = state !== undefined && v < state.next_version && availableEntry(state, v) !== undefined;
       if (m[2] !== undefined || !committed) await rm(join(versionsDir, f), { force: true });
     }
-    await this.updateCatalog(id, state && (await this.catalogEntry(id, state)));
+    await this.catalog.update(id, state && (await this.catalogEntry(id, state)));
   }
 
   /** The catalog entry of a skill, from its published revision itself (the state's copy if that cannot be read). */
@@ -1075,9 +589,9 @@ class LocalStore implements SkillStore {
     return state.metadata;
   }
 
-  /** Rewrites every catalog shard from the committed states of all skills. */
+  /** Rewrites the whole catalog from the committed states of all skills. */
   private async rebuildCatalog(): Promise<void> {
-    const shards = new Map<string, Record<string, SkillMetadata>>();
+    const entries: SkillMetadata[] = [];
     const skillsDir = join(this.dir, 'skills');
     for (const namespace of await readdir(skillsDir).catch((): string[] => [])) {
       if (!isSlug(namespace)) continue;
@@ -1085,91 +599,14 @@ class LocalStore implements SkillStore {
         if (!isSlug(name)) continue;
         const id = { namespace, name };
         const state = await this.readState(id).catch(() => undefined);
-        if (!state) continue;
-        const path = this.catalogPath(id);
-        const skills = shards.get(path) ?? {};
-        skills[`${namespace}/${name}`] = await this.catalogEntry(id, state);
-        shards.set(path, skills);
+        if (state) entries.push(await this.catalogEntry(id, state));
       }
     }
-    const catalogDir = join(this.dir, 'catalog');
-    for (const n of await readdir(catalogDir).catch((): string[] => [])) {
-      const path = join(catalogDir, n);
-      if (n.endsWith('.json') && !shards.has(path)) shards.set(path, {});
-    }
-    for (const [path, skills] of shards) await writeAtomic(path, JSON.stringify({ format: FORMAT, skills }), this.durable);
-  }
-
-  private async removeStaleLockTemps(): Promise<void> {
-    const names = await readdir(this.dir).catch((): string[] => []);
-    for (const n of names) {
-      const m = /^lock\.(\d+)\.[0-9a-f]+\.tmp$/.exec(n);
-      if (m && holderGone({ pid: Number(m[1]) })) await rm(join(this.dir, n), { force: true });
-    }
+    await this.catalog.replaceAll(entries);
   }
 
   async close(): Promise<void> {
     this.closed = true;
-  }
-}
-
-function unlinkQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone (or never created): nothing to release.
-  }
-}
-
-async function removeTemps(dir: string): Promise<void> {
-  const names = await readdir(dir).catch((): string[] => []);
-  await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => rm(join(dir, n), { force: true })));
-}
-
-function metadataOf(state: SkillState, file: VersionFile): SkillMetadata {
-  return {
-    namespace: state.namespace,
-    name: state.name,
-    display_name: file.package.display_name,
-    description: file.package.description,
-    domains: file.package.domains,
-    tags: file.package.tags,
-    version: file.version,
-    manifest_hash: file.manifest_hash,
-    updated_at: file.created_at,
-  };
-}
-
-function auditEvent(p: PreparedPublication, outcome: string, versions: number[], now: Date, manifestHash: string): AuditEvent {
-  const event: AuditEvent = {
-    action: 'publish',
-    namespace: p.id.namespace,
-    name: p.id.name,
-    outcome,
-    versions,
-    manifest_hash: manifestHash,
-    reason: p.package.change_reason,
-    at: now.toISOString(),
-  };
-  if (p.actor !== undefined) event.actor = p.actor;
-  return event;
-}
-
-/** The default audit sink of a local registry: one JSON line per event, flushed to disk. */
-export class JsonlAuditSink implements AuditSink {
-  constructor(
-    private readonly path: string,
-    private readonly durable = true,
-  ) {}
-
-  async record(event: AuditEvent): Promise<void> {
-    const fd = openSync(this.path, 'a');
-    try {
-      writeFileSync(fd, `${JSON.stringify(event)}\n`);
-      if (this.durable) await fdatasyncAsync(fd);
-    } finally {
-      closeSync(fd);
-    }
   }
 }
 
