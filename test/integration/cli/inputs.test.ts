@@ -72,7 +72,7 @@ describe('package files that are not regular files of bounded size', { timeout: 
 });
 
 describe('read commands on a registry path that does not exist', { timeout: 120_000 }, () => {
-  it('list, get, versions, delete and select exit 5 naming the path, and create nothing', async () => {
+  it('list, get, versions, delete, select and eval exit 5 naming the path, and create nothing', async () => {
     const typo = join(work, 'some', 'typo', 'path');
     const runs = [
       await cli(['list', '--from', 'local:some/typo/path']),
@@ -80,6 +80,7 @@ describe('read commands on a registry path that does not exist', { timeout: 120_
       await cli(['versions', 'travel/weather-assessment', '--from', 'local:some/typo/path']),
       await cli(['delete', 'travel/weather-assessment', '--version', '1', '--if-match', 'v2-x', '--reason', 'cleanup', '--from', 'local:some/typo/path']),
       await cli(['select', '--request', 'what is the weather', '--catalog', 'local:some/typo/path']),
+      await cli(['eval', 'travel/weather-assessment', '--model', 'baseline:lexical', '--from', 'local:some/typo/path']),
     ];
     for (const run of runs) {
       expect(run.code, run.stderr).toBe(5);
