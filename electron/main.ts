@@ -28,6 +28,8 @@ import { MIN_SIZE, WINDOW_STATE_FILE, fitToDisplays, loadWindowState, saveWindow
 const here = dirname(fileURLToPath(import.meta.url));
 const RENDERER_DIR = join(here, '..', 'renderer');
 const PRELOAD = join(here, 'preload.cjs');
+/** The example workspace of a source checkout (`npm start`), opened as `skillbench serve` opens it. */
+const EXAMPLES = join(here, '..', '..', 'examples');
 
 function log(line: string): void {
   process.stderr.write(`skillbench: ${line}\n`);
@@ -135,6 +137,14 @@ async function start(): Promise<void> {
     onInternalError: (method, error) => log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
   const ipc = serveIpc({ ipcMain, router, appOrigin: APP_ORIGIN, onRefused: (url) => log(`refused an API call from ${where(url)}`) });
+  if (!app.isPackaged) {
+    try {
+      const opened = await service.openWorkspace(EXAMPLES);
+      log(`workspace ${opened.root} (${opened.entries.filter((e) => e.skill).length} packages)`);
+    } catch (error) {
+      log(`could not open the example workspace: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
   const shell: Shell = { service, ipc, stateFile: join(app.getPath('userData'), WINDOW_STATE_FILE), window: undefined, writes: new Set() };
 
   hardenSession(session.defaultSession, (what, detail) => log(`refused ${what}: ${what === 'permission' ? detail : where(detail)}`));

@@ -89,6 +89,8 @@ describe('electron/main (built) with a stand-in electron module', () => {
     const info = (await renderer.invoke(IPC_CALL_CHANNEL, 'app.info', {})) as { ok: boolean; result: { host: string; version: string; methods: string[] } };
     expect(info).toMatchObject({ ok: true, result: { host: 'electron', version: '9.9.9-desktop' } });
     expect(info.result.methods).toContain('evals.plan');
+    const workspace = (await renderer.invoke(IPC_CALL_CHANNEL, 'workspace.list', {})) as { ok: boolean; result: { root: string } | null };
+    expect(workspace.result?.root).toBe(join(ROOT, 'examples'));
     const page = (await renderer.invoke(IPC_CALL_CHANNEL, 'catalog.page', { connection: 'default', query: 'weather' })) as { ok: boolean; result: { items: { name: string }[] } };
     expect(page.ok).toBe(true);
     expect(page.result.items.map((i) => i.name)).toContain('weather-assessment');
