@@ -12,6 +12,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   selector: () => import('./selector'),
   evals: () => import('./evals'),
   optimize: () => import('./optimize'),
+  api: () => import('./api'),
 };
 
 const only = process.argv.slice(2);

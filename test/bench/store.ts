@@ -19,7 +19,7 @@ import type { SkillStore } from '../../core/store/types';
 import { samplePackage } from '../integration/core/store/samplePackage';
 import { compare, type BenchRow } from './harness';
 
-const SKILLS = 10_000;
+export const SKILLS = 10_000;
 const NAMESPACES = 100;
 const DOMAINS = ['travel', 'finance', 'health', 'retail', 'support', 'legal', 'ops', 'science'];
 
@@ -32,7 +32,7 @@ function fixtureBody(i: number): string {
   );
 }
 
-async function buildFixture(dir: string): Promise<number> {
+export async function buildFixture(dir: string): Promise<number> {
   const store = await openLocalStore(dir, { durable: false });
   const start = performance.now();
   for (let i = 0; i < SKILLS; i++) {
