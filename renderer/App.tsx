@@ -7,8 +7,9 @@ import { connectionsModule } from './connections/module';
 import { editorModule } from './editor/index';
 import { Shell } from './shell/Shell';
 import { createRegistry, RegistryContext } from './shell/views';
+import { versionsModule } from './versions/module';
 
-const registry = createRegistry([connectionsModule, catalogModule, editorModule]);
+const registry = createRegistry([connectionsModule, catalogModule, editorModule, versionsModule]);
 
 export function App() {
   return (

@@ -136,8 +136,8 @@ export function ConnectionRow({ connection, active, onSelect }: { connection: Co
         </span>
       )}
       {connection.protected && (
-        <span title="Protected: publishes need an approved review" data-testid={`connection-protected-${connection.name}`} aria-label="protected">
-          🔒
+        <span className="badge neutral" title="Protected: publishes need an approved review" data-testid={`connection-protected-${connection.name}`}>
+          protected
         </span>
       )}
       {connection.read_only && (

@@ -1,0 +1,78 @@
+/**
+ * The version history area: the `versions` tab (`skill.history`), the read-only
+ * `revision` tab (`skill.view`), and the global command that opens the history
+ * of the skill in the active tab.
+ */
+import type { SkillId } from '../../core/package/types';
+import { useCommands } from '../shell/commands';
+import { useTabsStore } from '../shell/useTabsStore';
+import { useShellRoot, type ViewModule } from '../shell/views';
+import { RevisionView } from './RevisionView';
+import { VersionsView } from './VersionsView';
+
+/** Opens (or focuses) the history of `skill` on `connection`. */
+export function openHistory(connection: string, skill: SkillId): string {
+  const key = `${skill.namespace}/${skill.name}`;
+  return useTabsStore.getState().open({
+    id: `versions:${connection}:${key}`,
+    kind: 'versions',
+    title: `History · ${skill.name}`,
+    description: `${key} @ ${connection}`,
+    connectionId: connection,
+    params: { connection, skill: { namespace: skill.namespace, name: skill.name } },
+  });
+}
+
+/** Opens one retained revision read-only. */
+export function openRevision(connection: string, skill: SkillId, version: number | 'published', preview = true): string {
+  const key = `${skill.namespace}/${skill.name}`;
+  const label = version === 'published' ? 'published' : `v${version}`;
+  return useTabsStore.getState().open({
+    id: `revision:${connection}:${key}@${version}`,
+    kind: 'revision',
+    title: `${skill.name} ${label}`,
+    description: `${key} ${label} @ ${connection} (read-only)`,
+    connectionId: connection,
+    params: { connection, skill: { namespace: skill.namespace, name: skill.name }, version },
+    preview,
+  });
+}
+
+function skillOfTab(): { connection: string; skill: SkillId } | undefined {
+  const { tabs, activeId } = useTabsStore.getState();
+  const tab = tabs.find((t) => t.id === activeId);
+  const skill = tab?.params['skill'] as SkillId | undefined;
+  const connection = (tab?.params['connection'] as string | undefined) ?? tab?.connectionId;
+  return skill && typeof skill.namespace === 'string' && connection ? { connection, skill } : undefined;
+}
+
+function VersionsCommands() {
+  const root = useShellRoot();
+  useCommands(root, {
+    'view.versions': {
+      enabled: () => (skillOfTab() ? true : 'The active tab shows no skill'),
+      run: () => {
+        const target = skillOfTab();
+        if (target) openHistory(target.connection, target.skill);
+      },
+    },
+  });
+  return null;
+}
+
+export const versionsModule: ViewModule = {
+  id: 'versions',
+  tabViews: [
+    { kind: 'versions', scope: 'versions', component: VersionsView, icon: '↻' },
+    { kind: 'revision', scope: 'global', component: RevisionView, icon: '≡' },
+  ],
+  intents: {
+    'skill.history': ({ connection, skill }) => {
+      openHistory(connection, skill);
+    },
+    'skill.view': ({ connection, skill, version, preview }) => {
+      openRevision(connection, skill, version, preview !== false);
+    },
+  },
+  extensions: [VersionsCommands],
+};
