@@ -9,6 +9,7 @@
  *   pauses new cells for the server's Retry-After;
  * - every `limit` consecutive successes raise it by one again, up to the maximum.
  */
+import { backoffDelayMs } from '../core/retry';
 
 /** Options of {@link AdaptiveLimiter}. */
 export interface LimiterOptions {
@@ -133,8 +134,7 @@ export class AdaptiveLimiter {
       this.current = Math.max(1, Math.floor(this.current / 2));
       this.lastDecrease = now;
     }
-    const exp = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.max(0, retry - 1));
-    const wait = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? retryAfterMs : Math.round(exp / 2 + (exp / 2) * this.random());
+    const wait = retryAfterMs !== undefined && Number.isFinite(retryAfterMs) && retryAfterMs >= 0 ? retryAfterMs : backoffDelayMs(retry, { baseDelayMs: this.baseDelayMs, maxDelayMs: this.maxDelayMs }, this.random);
     this.pausedUntil = Math.max(this.pausedUntil, now + wait);
     return wait;
   }

@@ -14,6 +14,7 @@
  *
  * Every attempt is recorded; the answer names the backend that gave it.
  */
+import { backoffDelayMs } from '../retry';
 import { costOf } from './aliases';
 import { classifyError, type AbortOrigin, type ModelError } from './errors';
 import type { GenerateRequest, GenerateResult, ModelAttempt, ModelClient, ModelErrorKind, TokenUsage } from './types';
@@ -77,16 +78,6 @@ export interface ChainOptions {
   retries?: Partial<RetryPolicy>;
   /** Random source for backoff jitter (tests pin it). */
   random?: () => number;
-}
-
-/**
- * Delay before retry number `retry` (1 for the first retry): exponential
- * growth capped at `maxDelayMs`, with "equal jitter" (half fixed, half random)
- * so concurrent clients do not retry in lockstep yet never retry instantly.
- */
-export function backoffDelayMs(retry: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
-  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
-  return Math.round(exp / 2 + (exp / 2) * random());
 }
 
 /**

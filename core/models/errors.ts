@@ -5,7 +5,7 @@
  * redacted: an API key or an Authorization header never survives into them.
  */
 import { WorkbenchError } from '../errors';
-import { parseRetryAfter } from './retryAfter';
+import { parseRetryAfter } from '../retry';
 import type { ModelAttempt, ModelErrorKind } from './types';
 
 /** The WorkbenchError code of each kind; the CLI maps codes to exit codes. */

@@ -29,7 +29,8 @@ import { DEFAULT_AUTHORING_LIMITS, resolveLimits } from '../package/index';
 import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { STORE_ERROR_STATUS, StoreError, storeErrorCodeForStatus, type StoreErrorCode } from './errors';
 import { ADMIN_HEADERS, JSON_MEDIA_TYPE, encodeHeaderText } from './httpWire';
-import { mayRetry, parseRetryAfter, retryDelayMs, type AttemptFailure, type RetryMode } from './httpRetry';
+import { parseRetryAfter } from '../retry';
+import { mayRetry, retryDelayMs, type AttemptFailure, type RetryMode } from './httpRetry';
 import { checkPublishRequest, checkSkillId } from './publication';
 import { verifiedManifest, verifiedResource } from './verify';
 import type {
@@ -257,7 +258,7 @@ class HttpStore implements SkillStore {
         const answer = await this.attempt(method, url, options);
         if (answer.status >= 200 && answer.status < 300) return answer;
         failure = { kind: 'status', status: answer.status };
-        retryAfter = parseRetryAfter(headerValue(answer.headers, ADMIN_HEADERS.retryAfter));
+        retryAfter = parseRetryAfter({ 'retry-after': headerValue(answer.headers, ADMIN_HEADERS.retryAfter) });
         lastError = errorFromAnswer(answer, what, (text) => redactAuthText(this.redact(text)));
       } catch (error) {
         if (error instanceof StoreError) throw error;

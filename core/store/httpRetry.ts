@@ -13,6 +13,7 @@
  *   re-run, which is the documented no-op;
  * - `unkeyed` (PUT without a key) repeats only when the connection could not be made.
  */
+import { backoffDelayMs } from '../retry';
 
 /** How a request may be repeated. */
 export type RetryMode = 'read' | 'keyed' | 'delete' | 'unkeyed';
@@ -27,7 +28,7 @@ export type AttemptFailure =
   | { kind: 'status'; status: number };
 
 /** Longest `Retry-After` the client is willing to wait; a longer one fails at once. */
-export const MAX_RETRY_AFTER_MS = 30_000;
+export const LONGEST_RETRY_AFTER_WAIT_MS = 30_000;
 
 const BASE_DELAY_MS = 200;
 const MAX_DELAY_MS = 5_000;
@@ -42,25 +43,11 @@ export function mayRetry(mode: RetryMode, failure: AttemptFailure): boolean {
 }
 
 /**
- * Parses `Retry-After` (delay seconds or an HTTP date) into milliseconds from
- * `now`; `undefined` when absent or unreadable. Dates in the past give 0.
- */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d{1,9}$/.test(text)) return Number(text) * 1000;
-  const at = Date.parse(text);
-  if (Number.isNaN(at) || !/[a-z]/i.test(text)) return undefined;
-  return Math.max(0, at - now);
-}
-
-/**
  * The wait before retry number `attempt` (1 for the first retry): the host's
- * `Retry-After` when given, else exponential backoff with full jitter, 200 ms
- * doubling up to 5 s. `undefined` means "do not retry" (Retry-After too long).
+ * `Retry-After` when given, else the shared exponential backoff (200 ms
+ * doubling up to 5 s, equal jitter). `undefined` means "do not retry" (Retry-After too long).
  */
 export function retryDelayMs(attempt: number, retryAfterMs: number | undefined, random: () => number = Math.random): number | undefined {
-  if (retryAfterMs !== undefined) return retryAfterMs > MAX_RETRY_AFTER_MS ? undefined : retryAfterMs;
-  const ceiling = Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** Math.max(0, attempt - 1));
-  return Math.floor(random() * ceiling);
+  if (retryAfterMs !== undefined) return retryAfterMs > LONGEST_RETRY_AFTER_WAIT_MS ? undefined : retryAfterMs;
+  return backoffDelayMs(attempt, { baseDelayMs: BASE_DELAY_MS, maxDelayMs: MAX_DELAY_MS }, random);
 }

@@ -1,6 +1,5 @@
 import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { backoffDelayMs } from '../../../../core/models/chain';
 import { ModelError, classifyError, redactSecrets } from '../../../../core/models/errors';
 
 const KEY = 'sk-proj-UNITtestKey1234567890abcdef';
@@ -119,16 +118,5 @@ describe('redactSecrets', () => {
     expect(redactSecrets('use gsk_abcdefghijklmnop now')).toBe('use [redacted] now');
     expect(redactSecrets('api_key=hunter22222')).toBe('api_key=[redacted]');
     expect(redactSecrets('nothing secret here')).toBe('nothing secret here');
-  });
-});
-
-describe('backoffDelayMs', () => {
-  const policy = { baseDelayMs: 500, maxDelayMs: 8000 };
-  it('doubles per retry with equal jitter, capped', () => {
-    expect(backoffDelayMs(1, policy, () => 0)).toBe(250);
-    expect(backoffDelayMs(1, policy, () => 1)).toBe(500);
-    expect(backoffDelayMs(3, policy, () => 0.5)).toBe(1500);
-    expect(backoffDelayMs(10, policy, () => 1)).toBe(8000);
-    expect(backoffDelayMs(10, policy, () => 0)).toBe(4000);
   });
 });

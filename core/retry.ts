@@ -1,11 +1,16 @@
 /**
- * Reading a server's "come back later" hint. Providers send it as `Retry-After`
- * (RFC 9110: delay-seconds or an HTTP-date); OpenAI also sends the finer
- * `retry-after-ms`, which wins when both are present.
+ * Waiting before a retry, for every client that retries (model calls, the
+ * evals limiter, the HTTP store client): reading a server's "come back later"
+ * hint, and exponential backoff with jitter when there is none.
+ *
+ * The hint is `Retry-After` (RFC 9110: delay-seconds or an HTTP-date; fractions
+ * are read too, as a lenient recipient); OpenAI also sends the finer
+ * `retry-after-ms`, which wins when both are present. What a caller does with a
+ * long hint is its own policy (a run waits; the store client gives up).
  */
 
-/** Longest hint we accept at face value; larger values are clamped so a bad header cannot park a run for days. */
-export const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
+/** Longest hint read at face value; larger values are clamped so a bad header cannot park a run for days. */
+export const RETRY_AFTER_CLAMP_MS = 24 * 60 * 60 * 1000;
 
 const DELAY_SECONDS = /^\d+(?:\.\d+)?$/;
 
@@ -47,5 +52,22 @@ export function parseRetryAfter(
 }
 
 function clamp(ms: number): number {
-  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+  return Math.min(RETRY_AFTER_CLAMP_MS, Math.max(0, ms));
+}
+
+/** The growth of {@link backoffDelayMs}: the first delay and the ceiling, in ms. */
+export interface BackoffPolicy {
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+/**
+ * Delay before retry number `retry` (1 for the first retry): exponential
+ * growth from `baseDelayMs` capped at `maxDelayMs`, with "equal jitter" (half
+ * fixed, half random) so concurrent clients do not retry in lockstep yet never
+ * retry instantly.
+ */
+export function backoffDelayMs(retry: number, policy: BackoffPolicy, random: () => number = Math.random): number {
+  const exp = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
+  return Math.round(exp / 2 + (exp / 2) * random());
 }

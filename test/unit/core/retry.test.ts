@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_RETRY_AFTER_MS, parseRetryAfter, parseRetryAfterValue } from '../../../../core/models/retryAfter';
+import { backoffDelayMs, RETRY_AFTER_CLAMP_MS, parseRetryAfter, parseRetryAfterValue } from '../../../core/retry';
 
 const NOW = Date.UTC(2025, 10, 3, 12, 0, 0);
 
@@ -24,7 +24,7 @@ describe('Retry-After parsing', () => {
   });
 
   it('clamps absurd values', () => {
-    expect(parseRetryAfterValue('999999999', NOW)).toBe(MAX_RETRY_AFTER_MS);
+    expect(parseRetryAfterValue('999999999', NOW)).toBe(RETRY_AFTER_CLAMP_MS);
   });
 
   it('reads headers case-insensitively and prefers retry-after-ms', () => {
@@ -41,9 +41,20 @@ describe('Retry-After parsing', () => {
         const ms = parseRetryAfterValue(value, NOW);
         if (ms !== undefined) {
           expect(ms).toBeGreaterThanOrEqual(0);
-          expect(ms).toBeLessThanOrEqual(MAX_RETRY_AFTER_MS);
+          expect(ms).toBeLessThanOrEqual(RETRY_AFTER_CLAMP_MS);
         }
       }),
     );
+  });
+});
+
+describe('backoffDelayMs', () => {
+  const policy = { baseDelayMs: 500, maxDelayMs: 8000 };
+  it('doubles per retry with equal jitter, capped', () => {
+    expect(backoffDelayMs(1, policy, () => 0)).toBe(250);
+    expect(backoffDelayMs(1, policy, () => 1)).toBe(500);
+    expect(backoffDelayMs(3, policy, () => 0.5)).toBe(1500);
+    expect(backoffDelayMs(10, policy, () => 1)).toBe(8000);
+    expect(backoffDelayMs(10, policy, () => 0)).toBe(4000);
   });
 });
