@@ -17,6 +17,7 @@ import type { EvalSummary } from '../../evals/types';
 import type { GateOptions } from '../../evals/verdict';
 import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
+import { checkOutputDir, checkOutputFile } from '../outputPath';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
 import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../store';
@@ -217,7 +218,10 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     const v = values[flag];
     if (v !== undefined && v.trim() === '') throw new UsageError(`--${flag} needs a file name`);
     if (v === '-' && flag !== 'json') throw new UsageError(`--${flag} writes a file; only --json can go to stdout`);
+    // Checked before the run, so a typo does not cost the run's calls.
+    if (v !== undefined && v !== '-') await checkOutputFile(`--${flag}`, v, io.cwd);
   }
+  if (values.out !== undefined) await checkOutputDir('--out', values.out, io.cwd);
   const { targets, skipped } = await asUsage(resolveTargets(positionals, { cwd: io.cwd }));
   for (const entry of skipped) say(io, `skillbench eval: ${entry.file}: ${entry.message} (skipped)`);
   const bindings = values.bindings !== undefined ? await asUsage(readBindingsFile(values.bindings, { cwd: io.cwd }), '--bindings') : undefined;

@@ -17,6 +17,7 @@ import { writeReportFile } from '../../evals/reports/sink';
 import { DEFAULT_CONCURRENCY } from '../../evals/runner';
 import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
+import { checkOutputFile } from '../outputPath';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
 import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../store';
@@ -180,6 +181,8 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     if (v !== undefined && v.trim() === '') throw new UsageError(`--${flag} needs a file name`);
   }
   if (values.html === '-') throw new UsageError('--html writes a file; only --json can go to stdout');
+  if (values.json !== undefined && values.json !== '-' && values.json.trim() !== '') await checkOutputFile('--json', values.json, io.cwd);
+  if (values.html !== undefined && values.html.trim() !== '') await checkOutputFile('--html', values.html, io.cwd);
   const { targets } = await asUsage(resolveTargets(positionals, { cwd: io.cwd }));
   const target = targets[0]!;
   if (targets.length !== 1 || target.kind !== 'draft') throw new UsageError(`${positionals[0]}: give one package file (.../<namespace>/<name>.json), not a folder or an identity`);

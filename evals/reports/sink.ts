@@ -5,7 +5,7 @@
  * half-written report, and a failed write leaves the previous one untouched.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { WorkbenchError } from '../../core/errors';
 
@@ -47,8 +47,9 @@ class FileSink implements ReportSink {
 }
 
 /**
- * Writes the report at `path` through `produce`, atomically: creates the
- * folder if needed, writes a temporary sibling, flushes it to disk and renames
+ * Writes the report at `path` through `produce`, atomically: writes a temporary
+ * sibling in the folder, which must exist (a missing folder is `invalid_request`
+ * naming it; no parent is created), flushes it to disk and renames
  * it over `path`. Returns the number of bytes written. Any error removes the
  * temporary file and is rethrown (I/O failures as `WorkbenchError` `unavailable`).
  */
@@ -57,8 +58,13 @@ export async function writeReportFile(path: string, produce: (sink: ReportSink) 
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   let handle: FileHandle | undefined;
   try {
-    await mkdir(dir, { recursive: true });
-    handle = await open(tmp, 'w');
+    try {
+      handle = await open(tmp, 'wx');
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') throw new WorkbenchError('invalid_request', `cannot write the report ${path}: the folder ${dir} does not exist`, { cause: error });
+      throw error;
+    }
     const sink = new FileSink(handle);
     await produce(sink);
     await sink.flush();
