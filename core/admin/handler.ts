@@ -18,6 +18,7 @@
  * Logs are body-free: method, route template, status, duration and error code.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { redactUrls } from '../redact';
 import { performance } from 'node:perf_hooks';
 import { WorkbenchError } from '../errors';
 import { packageJsonSchema, validatePackage } from '../package/index';
@@ -330,18 +331,34 @@ function validationOf(result: { valid: boolean; errors: ValidationResult['errors
   return { valid: result.valid, errors: result.errors, warnings: result.warnings, metrics: result.metrics };
 }
 
+/** `host[:port]` or `[v6]:port` exactly; anything after the name but a numeric port makes it no host at all. */
+const HOST_HEADER = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9._-]+))(?::(\d{1,5}))?$/;
+
+/** The host name of a Host header (or of an absolute-form target's authority), or undefined when it is malformed. */
 function hostName(hostHeader: string | undefined): string | undefined {
   if (hostHeader === undefined) return undefined;
-  const h = hostHeader.trim().toLowerCase();
-  if (h.startsWith('[')) {
-    const end = h.indexOf(']');
-    return end < 0 ? undefined : h.slice(1, end);
-  }
-  const colon = h.indexOf(':');
-  return colon < 0 ? h : h.slice(0, colon);
+  const match = HOST_HEADER.exec(hostHeader.trim().toLowerCase());
+  if (!match) return undefined;
+  return match[1] ?? match[2];
 }
 
-function errorReply(error: unknown): Reply & { code: string } {
+/** The authority of an absolute-form request target (`GET http://host/...`), or undefined for origin-form. */
+function absoluteFormHost(target: string): string | null | undefined {
+  if (target.startsWith('/') || target === '*') return undefined;
+  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(target);
+  if (!match) return null;
+  const authority = match[1] ?? '';
+  // User-info has no place in a request target.
+  if (authority.includes('@')) return null;
+  return hostName(authority) ?? null;
+}
+
+/**
+ * The answer to a failure. `detail` is the store's own message when the body
+ * carries a generic one instead (it may name a Redis URL, a lock holder's pid or
+ * host); it goes only to the server's log.
+ */
+function errorReply(error: unknown): Reply & { code: string; detail?: string } {
   if (error instanceof HttpFailure) {
     return { status: error.status, code: error.code, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
   }
@@ -355,9 +372,12 @@ function errorReply(error: unknown): Reply & { code: string } {
       headers['Retry-After'] = '1';
       message = 'the skill store is temporarily unavailable; retry shortly';
       details = undefined;
+    } else if (code === 'timeout') {
+      message = 'the operation did not complete in time; it may still complete: read before retrying a change';
+      details = undefined;
     }
     const body = details === undefined ? { error: { code, message } } : { error: { code, message, details } };
-    return { status, code, body, headers };
+    return { status, code, body, headers, ...(message !== error.message && { detail: error.message }) };
   }
   return {
     status: 500,
@@ -616,7 +636,9 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
     try {
       if (allowedHosts !== undefined) {
         const host = hostName(header(req, 'host'));
-        if (host === undefined || !allowedHosts.includes(host)) {
+        // An absolute-form target names the host the request is for, whatever the Host header says.
+        const target = absoluteFormHost(req.url ?? '/');
+        if (host === undefined || !allowedHosts.includes(host) || target === null || (target !== undefined && !allowedHosts.includes(target))) {
           throw new HttpFailure(403, 'host_not_allowed', 'this server only answers requests addressed to its own host name');
         }
       }
@@ -641,6 +663,13 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
       }
       const reply = errorReply(error);
       state.code = reply.code;
+      if (reply.detail !== undefined && logger?.diagnostic) {
+        try {
+          logger.diagnostic(`store_${reply.code}`, redactUrls(reply.detail));
+        } catch {
+          // A failing logger must not take the server down.
+        }
+      }
       send(ctx, reply);
     }
   }
