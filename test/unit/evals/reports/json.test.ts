@@ -11,11 +11,24 @@ import { measureHeap, writeLargeRun } from './largeRun';
 const REQUIRED_SKILL_FIELDS = ['skill', 'tp', 'fp', 'tn', 'fn', 'errors', 'accuracy', 'precision', 'recall', 'f1'];
 
 describe('writeJsonReport', () => {
+  it('refuses a path whose folder does not exist, naming it, and creates nothing', async () => {
+    const run = await writeRun(fixtureCells());
+    try {
+      const path = join(run.dir, 'missing', 'deeper', 'report.json');
+      const error = await writeJsonReport(path, fixtureHeader(), fixtureSummary(), run.cellsFile).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(WorkbenchError);
+      expect(error).toMatchObject({ code: 'invalid_request', message: expect.stringContaining(`the folder ${join(run.dir, 'missing', 'deeper')} does not exist`) });
+      expect(await readdir(run.dir)).not.toContain('missing');
+    } finally {
+      await run.cleanup();
+    }
+  });
+
   it('writes one document: models (required shape first), summary, run, and every cell with its trace', async () => {
     const cells = fixtureCells();
     const run = await writeRun(cells, '{"key": "torn');
     try {
-      const path = join(run.dir, 'out', 'report.json');
+      const path = join(run.dir, 'report.json');
       const result = await writeJsonReport(path, fixtureHeader(), fixtureSummary(), run.cellsFile);
       const text = await readFile(path, 'utf8');
       const doc = JSON.parse(text) as Record<string, unknown>;
