@@ -6,8 +6,9 @@
  *    or older than its sources.
  * 2. When Electron's binary is installed: builds the main process and preload
  *    (dist/electron) the same way, then launches the desktop shell.
- * 3. When it is not (an install with ELECTRON_SKIP_BINARY_DOWNLOAD, a server):
- *    says so in one line and runs `skillbench serve --open` instead, the same
+ * 3. When it is not (an install with ELECTRON_SKIP_BINARY_DOWNLOAD, a server),
+ *    or on Linux without a display ($DISPLAY and $WAYLAND_DISPLAY unset): says
+ *    so in one line and runs `skillbench serve --open` instead, the same
  *    workbench in the browser, on the embedded registry with the example skills.
  *
  * SIGINT and SIGTERM are passed on to the shell or the server, and the script
@@ -90,14 +91,22 @@ if (stale([at('dist', 'renderer', 'index.html')], [at('renderer'), at('core'), a
   run('the workbench UI', [at('node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn']);
 }
 
+/** Why the desktop app cannot open here, or undefined when it can. */
+function whyNotElectron(binary) {
+  if (!binary) return "Electron's binary is not installed here";
+  if (process.platform === 'linux' && !process.env['DISPLAY'] && !process.env['WAYLAND_DISPLAY']) return 'there is no display here ($DISPLAY is not set)';
+  return undefined;
+}
+
 const electron = electronBinary();
-if (electron) {
+const why = whyNotElectron(electron);
+if (!why) {
   const bundles = [at('dist', 'electron', 'main.mjs'), at('dist', 'electron', 'preload.cjs')];
   if (stale(bundles, [at('electron'), at('core'), at('evals'), at('renderer', 'shell', 'keymap.ts'), at('scripts', 'build-electron.mjs')])) {
     run('the desktop shell', [at('scripts', 'build-electron.mjs')]);
   }
   launch(electron, [root, ...extra]);
 } else {
-  process.stderr.write("skillbench: Electron's binary is not installed here, so the workbench opens in your browser instead (skillbench serve --open)\n");
+  process.stderr.write(`skillbench: ${why}, so the workbench opens in your browser instead (skillbench serve --open)\n`);
   launch(process.execPath, [at('bin', 'skillbench.mjs'), 'serve', '--open', ...extra]);
 }

@@ -9,13 +9,34 @@
  * binary is absent even on a machine that has it.
  */
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const START = fileURLToPath(new URL('../../../scripts/start.mjs', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const START = join(ROOT, 'scripts', 'start.mjs');
+
+/** A stand-in Electron binary where Electron's ELECTRON_OVERRIDE_DIST_PATH looks: it records its arguments and exits 3. */
+async function fakeElectron(): Promise<{ dist: string; args: string }> {
+  const dist = join(dir, 'fake-electron');
+  const args = join(dir, 'electron-args.txt');
+  await mkdir(dist, { recursive: true });
+  await writeFile(join(dist, 'electron'), `#!/bin/sh\nprintf '%s\\n' "$@" > "${args}"\nexit 3\n`);
+  await chmod(join(dist, 'electron'), 0o755);
+  return { dist, args };
+}
+
+function runStart(env: Record<string, string>) {
+  const child = spawn(process.execPath, [START], { cwd: dir, env: { PATH: process.env['PATH'] ?? '', SKILLBENCH_HOME: join(dir, 'home'), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c) => (out.stdout += String(c)));
+  child.stderr.on('data', (c) => (out.stderr += String(c)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, out, exited };
+}
 
 let dir: string;
 beforeAll(async () => {
@@ -25,7 +46,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe('npm start without Electron', () => {
+describe('npm start', () => {
   it('says so in one line, then serves the built workbench on the seeded registry and opens the browser', async () => {
     const opened = join(dir, 'opened.txt');
     const browser = join(dir, 'browser.sh');
@@ -69,5 +90,29 @@ describe('npm start without Electron', () => {
     }
     expect(await exited).toBe(0);
     expect(stderr).toContain('SIGTERM received, stopping');
+  }, 180_000);
+
+  it.runIf(process.platform === 'linux')('falls back the same way on Linux without a display, even with Electron installed', async () => {
+    const fake = await fakeElectron();
+    const run = runStart({ ELECTRON_OVERRIDE_DIST_PATH: fake.dist, BROWSER: 'true' });
+    try {
+      await expect.poll(() => run.out.stdout.includes('\n') || run.child.exitCode !== null, { timeout: 150_000 }).toBe(true);
+      expect(new URL(run.out.stdout.split('\n')[0]!).hostname).toBe('127.0.0.1');
+      expect(run.out.stderr).toContain('skillbench: there is no display here ($DISPLAY is not set), so the workbench opens in your browser instead (skillbench serve --open)\n');
+    } finally {
+      run.child.kill('SIGTERM');
+    }
+    expect(await run.exited).toBe(0);
+    expect(existsSync(fake.args)).toBe(false);
+  }, 180_000);
+
+  it('launches Electron on the project with the shell built, and exits with its code', async () => {
+    const fake = await fakeElectron();
+    const run = runStart({ ELECTRON_OVERRIDE_DIST_PATH: fake.dist, DISPLAY: ':99', WAYLAND_DISPLAY: 'wayland-0' });
+    expect(await run.exited, run.out.stderr).toBe(3);
+    expect(resolve((await readFile(fake.args, 'utf8')).trim())).toBe(resolve(ROOT));
+    expect(run.out.stderr).not.toMatch(/browser instead/);
+    expect(run.out.stdout).toBe('');
+    for (const file of ['main.mjs', 'preload.cjs']) expect(existsSync(join(ROOT, 'dist', 'electron', file)), file).toBe(true);
   }, 180_000);
 });
