@@ -15,6 +15,8 @@ export const EXIT = {
   unavailable: 6,
   /** An unexpected error: a bug to report, not an outage. */
   internal: 7,
+  /** The store refused the credentials (401) or the permission (403), or the connection is read-only or protected. */
+  denied: 8,
 } as const;
 
 /** A usage error: wrong flags or arguments (exit 2). */
@@ -36,6 +38,9 @@ const BY_CODE: Record<string, number> = {
   conflict: EXIT.conflict,
   not_found: EXIT.notFound,
   unavailable: EXIT.unavailable,
+  unauthorized: EXIT.denied,
+  forbidden: EXIT.denied,
+  secrets_locked: EXIT.denied,
   timeout: EXIT.unavailable,
   cancelled: EXIT.unavailable,
   integrity_mismatch: EXIT.unavailable,

@@ -368,6 +368,8 @@ function errorReply(error: unknown): Reply & { code: string; detail?: string } {
     const headers: Record<string, string> = {};
     let message = error.message;
     let details = error.details;
+    // The host's own backend refusing the host's credentials is not the client's fault: 503.
+    if (code === 'unauthorized') return errorReply(new StoreError('unavailable', error.message));
     if (code === 'unavailable') {
       headers['Retry-After'] = '1';
       message = 'the skill store is temporarily unavailable; retry shortly';

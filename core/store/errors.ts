@@ -1,6 +1,9 @@
 /**
  * The store error taxonomy: one code per guide HTTP status (section 11,
- * "Common management responses"), plus the integrity failure of section 10.2.
+ * "Common management responses"), plus the integrity failure of section 10.2
+ * and the two refusals of a store's own access control: `unauthorized` (401:
+ * the credentials are missing or wrong) and `forbidden` (403: they are valid
+ * but not allowed to do this, or the connection is read-only).
  */
 import { WorkbenchError } from '../errors';
 import type { Finding } from '../package/types';
@@ -8,6 +11,8 @@ import type { Finding } from '../package/types';
 /** Store error codes and the HTTP status each maps to. */
 export const STORE_ERROR_STATUS = {
   invalid_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   precondition_failed: 412,

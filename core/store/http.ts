@@ -658,11 +658,13 @@ function errorFromAnswer(answer: Answer, what: string, clean: (text: string) => 
   } else {
     code = storeErrorCodeForStatus(status);
   }
+  if (code === 'unauthorized') {
+    message = `the host refused the credentials (HTTP 401): check the token or headers of the connection${message ? `; it said: ${message}` : ''}`;
+  } else if (code === 'forbidden') {
+    message = `the host refused the request (HTTP 403): the credentials are valid but lack the permission${message ? `; it said: ${message}` : ''}`;
+  }
   if (code === undefined) {
-    if (status === 401 || status === 403) {
-      code = 'unavailable';
-      message = `the host refused the credentials (HTTP ${status}): check the token${message ? `; it said: ${message}` : ''}`;
-    } else if (status === 408) code = 'timeout';
+    if (status === 408) code = 'timeout';
     else if (status >= 500 || status === 429) code = 'unavailable';
     else code = 'invalid_request';
   }
@@ -673,7 +675,7 @@ function errorFromAnswer(answer: Answer, what: string, clean: (text: string) => 
   }
   const text = clean(message || `HTTP ${status}`);
   const safeDetails = details ? redactValue(details, clean) : undefined;
-  return new StoreError(code, code === 'unavailable' && !message.startsWith('the host refused') ? `${what}: ${text}` : text, safeDetails ? { details: safeDetails } : undefined);
+  return new StoreError(code, code === 'unavailable' ? `${what}: ${text}` : text, safeDetails ? { details: safeDetails } : undefined);
 }
 
 function transportError(error: unknown, what: string, timeoutMs: number): StoreError {

@@ -334,7 +334,7 @@ describe('http store specifics', () => {
     }
   });
 
-  it('maps statuses: a gateway 502 is unavailable, a 502 that says integrity_mismatch is one; 401 names the token problem without the token', async () => {
+  it('maps statuses: a gateway 502 is unavailable, a 502 that says integrity_mismatch is one; 401 is unauthorized and names the token problem without the token', async () => {
     const id = freshId();
     const setup = await openHttpStore(host.url);
     const created = await setup.publish({ id, body: body('map'), precondition: { kind: 'create' } });
@@ -355,7 +355,8 @@ describe('http store specifics', () => {
       expect(((await client.getManifest(ref).catch((e: unknown) => e)) as StoreError).code).toBe('integrity_mismatch');
       mode = 'auth';
       const auth = (await client.getManifest(ref).catch((e: unknown) => e)) as StoreError;
-      expect(auth.code).toBe('unavailable');
+      expect(auth.code).toBe('unauthorized');
+      expect(auth.status).toBe(401);
       expect(auth.message).toContain('token');
       expect(`${auth.message} ${JSON.stringify(auth.toJSON())} ${client.description}`).not.toContain(token);
       expect(front.seen.every((r) => r.headers.authorization === `Bearer ${token}`)).toBe(true);

@@ -161,11 +161,11 @@ describe('redis adapter', () => {
       }
     });
 
-    it('refuses a wrong password with 503 and never shows the password', async () => {
+    it('refuses a wrong password with 401 unauthorized and never shows the password', async () => {
       const wrong = 'Wr0ng-S3cret-Xy7';
       const error = await rejection(openRedisStore(acl.url.replace('redis://', `redis://${user}:${wrong}@`)));
-      expect(error.code).toBe('unavailable');
-      expect(error.status).toBe(503);
+      expect(error.code).toBe('unauthorized');
+      expect(error.status).toBe(401);
       expect(error.message).toContain(`${user}:***@`);
       expect(error.message).toMatch(/credentials|user name and password/);
       const everything = `${error.message} ${JSON.stringify(error.toJSON())} ${String((error.cause as Error | undefined)?.message)}`;
@@ -175,7 +175,7 @@ describe('redis adapter', () => {
 
     it('refuses a connection without credentials where the server requires them', async () => {
       const error = await rejection(openRedisStore(acl.url));
-      expect(error.code).toBe('unavailable');
+      expect(error.code).toBe('unauthorized');
       expect(error.message).toMatch(/NOAUTH|credentials/);
     });
   });
