@@ -5,7 +5,8 @@
  */
 import { WorkbenchError } from '../core/errors';
 import type { Finding } from '../core/package/types';
-import { defaultConnection, redactConnection } from '../core/store/connect';
+import { ConnectionManager, isProfileName } from '../core/connections/manager';
+import { appDataDir, defaultConnection, redactConnection } from '../core/store/connect';
 import { StoreError } from '../core/store/errors';
 import { openSeededStore } from '../core/store/seed';
 import type { SkillStore } from '../core/store/types';
@@ -13,12 +14,17 @@ import { UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, printJson, say } from './io';
 
 /**
- * Opens the connection a command names, or the default local registry. The default
- * registry is seeded with the examples the first time it is found empty. A named
- * `local:` registry is created only for a write (`create`); a read of one that does
- * not exist fails with `not_found` (exit 5) and creates nothing.
+ * Opens the connection a command names: a saved profile by name (with its saved
+ * secrets, read-only and protected flags), a connection string, or (absent) the
+ * default local registry, seeded with the examples the first time it is found
+ * empty. A named `local:` registry is created only for a write (`create`); a read
+ * of one that does not exist fails with `not_found` (exit 5) and creates nothing.
  */
 export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean } = {}): Promise<SkillStore> {
+  if (connection !== undefined && isProfileName(connection.trim())) {
+    const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
+    return (await manager.openByName(connection.trim(), { create: options.create === true })).store;
+  }
   const { store, seed } = await openSeededStore(connection, { cwd: io.cwd, env: io.env, create: options.create === true });
   if (seed && seed.published.length > 0) {
     say(io, `skillbench: seeded ${store.description} with ${seed.published.length} example skill${seed.published.length === 1 ? '' : 's'}`);

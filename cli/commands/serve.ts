@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { isLoopbackHost } from '../../core/admin/server';
 import { WorkbenchError } from '../../core/errors';
 import { Router } from '../../core/api/router';
-import { createWorkbenchService, secretRedactor } from '../../core/api/service';
+import { createWorkbenchService } from '../../core/api/service';
 import { createEvalsPort } from '../../evals/port';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
@@ -73,8 +73,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
 
   const service = createWorkbenchService({ host: 'browser', version: await packageVersion(), env: io.env, evals: createEvalsPort() });
   const router = new Router(service, {
-    redact: secretRedactor(io.env),
-    onInternalError: (method, error) => say(io, `skillbench serve: internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+    redact: service.redact,
+    onInternalError: (method, error) => say(io, service.redact(`skillbench serve: internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)),
   });
   try {
     const opened = await service.openWorkspace(workspaceDir);

@@ -8,12 +8,11 @@
  */
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
+import { ConnectionManager } from '../connections/manager';
 import { WorkbenchError } from '../errors';
 import { describeProviders, safeParseModelSpec } from '../models/index';
 import { redactSecrets } from '../models/errors';
 import { appDataDir } from '../store/connect';
-import { openSeededStore } from '../store/seed';
-import type { SkillStore } from '../store/types';
 import { CatalogScans } from './catalogScan';
 import type { AppInfo, ConnectionProfile, ConnectionView, ProviderView, WorkbenchResults } from './contract';
 import { EVENT_NAMES } from './contract';
@@ -39,7 +38,11 @@ export interface WorkbenchServiceOptions {
   env?: Record<string, string | undefined>;
   /** The app-data folder (default: `$SKILLBENCH_HOME` or the platform's). */
   dataDir?: string;
-  /** Profiles and how to open them (default: the built-in `default` registry only). */
+  /**
+   * Profiles and how to open them (default: the saved profiles of the app-data
+   * folder, with the built-in `default` registry). Saving, testing, importing
+   * and exporting are served only with a {@link ConnectionManager}.
+   */
   connections?: ConnectionSource;
   /** Who the session acts as in audit records (default: the OS user name). */
   actor?: string;
@@ -56,39 +59,10 @@ export interface WorkbenchService extends RouterSource {
   readonly events: EventHub;
   /** Opens `dir` as the workspace, as `workspace.open` does (composition roots call it at start). */
   openWorkspace(dir: string): Promise<WorkbenchResults['workspace.open']>;
+  /** Replaces every saved connection secret and secret environment value in `text` with `***` (for routers and logs). */
+  redact(text: string): string;
   /** Closes stores, watchers and runs. Idempotent. */
   close(): Promise<void>;
-}
-
-/**
- * The profiles of a host without saved connections: the embedded registry in
- * the app-data folder, seeded with the example skills the first time it is empty.
- */
-export function builtinConnections(options: { dataDir: string; env?: Record<string, string | undefined> }): ConnectionSource {
-  const profile: ConnectionProfile = {
-    name: DEFAULT_CONNECTION,
-    label: 'Local registry',
-    environment: null,
-    read_only: false,
-    protected: false,
-    target: { kind: 'local', dir: join(options.dataDir, 'registry') },
-    created_at: new Date(0).toISOString(),
-    updated_at: new Date(0).toISOString(),
-  };
-  return {
-    secretProtection: 'file-permissions',
-    list: async () => [profile],
-    async get(name) {
-      if (name === DEFAULT_CONNECTION) return profile;
-      throw new WorkbenchError('not_found', `no connection named '${name}' (saved: ${DEFAULT_CONNECTION})`, { details: { pointer: '/connection' } });
-    },
-    async open(p): Promise<SkillStore> {
-      if (p.target.kind !== 'local') throw new WorkbenchError('invalid_request', `connection '${p.name}' cannot be opened here`);
-      const { store } = await openSeededStore(undefined, { env: { ...options.env, SKILLBENCH_HOME: options.dataDir } });
-      return store;
-    },
-    secretsPresence: async () => ({}),
-  };
 }
 
 function platformOf(): AppInfo['platform'] {
@@ -125,7 +99,8 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const env = options.env ?? process.env;
   const dataDir = options.dataDir ?? appDataDir(env);
   const events = new EventHub();
-  const source = options.connections ?? builtinConnections({ dataDir, env });
+  const source = options.connections ?? new ConnectionManager({ dataDir, env });
+  const manager = source instanceof ConnectionManager ? source : undefined;
   const pool = new ConnectionPool(source, {
     onState: (name, state) => events.emit('connections.changed', { kind: 'state', name, state }),
     ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
@@ -170,6 +145,8 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 
     'connections.close': async (params) => ({ closed: await pool.close(params.name) }),
 
+    ...(manager && connectionMethods(manager, pool, events, view)),
+
     'models.list': async () => ({ providers: (await describeProviders({ env })) satisfies ProviderView[] }),
 
     'models.check': async (params) => {
@@ -208,6 +185,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   return {
     handlers,
     events,
+    redact: (text) => redact(manager ? manager.redact(text) : text),
     subscribe: (listener) => events.subscribe(listener),
     async openWorkspace(dir) {
       return workspace.handlers['workspace.open']!({ dir }, { transport: 'direct' });
@@ -219,6 +197,34 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
         await pool.closeAll();
       })();
       return closing;
+    },
+  };
+}
+
+/** The methods that change saved profiles: they exist only over a {@link ConnectionManager}. */
+function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, events: EventHub, view: (profile: ConnectionProfile) => Promise<ConnectionView>): Handlers {
+  return {
+    'connections.save': async (params) => {
+      const saved = await manager.save(params);
+      // The next use opens the store with the new settings.
+      if (params.previous_name !== undefined) await pool.forget(params.previous_name);
+      await pool.forget(saved.name);
+      events.emit('connections.changed', { kind: 'saved', name: saved.name });
+      return view(saved);
+    },
+    'connections.remove': async (params) => {
+      await pool.forget(params.name);
+      const removed = await manager.remove(params.name);
+      if (removed) events.emit('connections.changed', { kind: 'removed', name: params.name });
+      return { removed };
+    },
+    'connections.test': async (params) => manager.test(params),
+    'connections.export': async (params) => manager.exportProfiles(params.names),
+    'connections.import': async (params) => {
+      const report = await manager.importProfiles(params.document, params.on_conflict);
+      for (const name of report.replaced) await pool.forget(name);
+      if (report.imported.length + report.replaced.length + report.renamed.length > 0) events.emit('connections.changed', { kind: 'imported' });
+      return report;
     },
   };
 }

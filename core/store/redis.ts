@@ -129,8 +129,9 @@ function sanitized(error: unknown): Error {
 
 /**
  * Maps an ioredis failure to the store taxonomy: connection loss → 503
- * `unavailable`, command timeout → 504 `timeout`, authentication or ACL denial →
- * 503 with an actionable message, anything else (a script error) → `internal`.
+ * `unavailable`, command timeout → 504 `timeout`, wrong or missing credentials →
+ * 401 `unauthorized`, an ACL denial → 403 `forbidden`, each with an actionable
+ * message; anything else (a script error) → `internal`.
  * `where` is the redacted URL; `what` the operation.
  */
 export function toStoreError(error: unknown, where: string, what: string): WorkbenchError {
@@ -145,7 +146,7 @@ export function toStoreError(error: unknown, where: string, what: string): Workb
   }
   if (AUTH.test(message)) {
     return new StoreError(
-      'unavailable',
+      'unauthorized',
       `Redis at ${where} refused the credentials (${message.split(' ')[0]}): check the user name and password of the connection`,
       { cause },
     );
@@ -159,7 +160,7 @@ export function toStoreError(error: unknown, where: string, what: string): Workb
     );
   }
   if (/NOPERM/.test(message)) {
-    return new StoreError('unavailable', `the Redis user of ${where} lacks a permission the skill store needs (${what}): ${message}`, { cause });
+    return new StoreError('forbidden', `the Redis user of ${where} lacks a permission the skill store needs (${what}): ${message}`, { cause });
   }
   if (UNAVAILABLE.test(message)) {
     return new StoreError('unavailable', `Redis at ${where} is unavailable (${what}): ${message}`, { cause });
@@ -670,6 +671,32 @@ class RedisStore implements SkillStore {
     return { namespace: id.namespace, name: id.name, deleted, already_deleted: already, etag, ...audited };
   }
 
+  /**
+   * Deployment namespaces that hold a catalog in this Redis (SCAN of
+   * `truvag3:v1:*:catalog` on every master), sorted, at most `limit`.
+   */
+  async deployments(limit = 100): Promise<string[]> {
+    const found = new Set<string>();
+    const pattern = 'truvag3:v1:*:skills:{*:skills}:catalog';
+    const nodes: Redis[] = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
+    try {
+      for (const node of nodes) {
+        let cursor = '0';
+        do {
+          const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+          cursor = next;
+          for (const key of keys) {
+            const match = /^truvag3:v1:([a-z0-9-]+):skills:\{/.exec(key);
+            if (match?.[1]) found.add(match[1]);
+          }
+        } while (cursor !== '0' && found.size < limit);
+      }
+    } catch (error) {
+      throw toStoreError(error, this.config.redacted, 'listing deployments');
+    }
+    return [...found].sort().slice(0, limit);
+  }
+
   async close(): Promise<void> {
     this.closed ??= (async () => {
       try {
@@ -853,7 +880,8 @@ function waitReady(client: Client, config: RedisConnectionConfig, timeoutMs: num
  * `default`), `connect_timeout=MS` and `command_timeout=MS`. Any DB but 0 is refused.
  *
  * Throws 400 `invalid_request` for a malformed URL or options, 503 `unavailable`
- * when the server cannot be reached or refuses the credentials, 504 `timeout` when
+ * when the server cannot be reached, 401 `unauthorized` when it refuses the
+ * credentials, 504 `timeout` when
  * it is not ready in time. Messages never contain the password.
  */
 export async function openRedisStore(url: string, options: RedisStoreOptions = {}): Promise<SkillStore> {
@@ -883,4 +911,12 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
   }
   state.ready = true;
   return new RedisStore(client, config, options);
+}
+
+/**
+ * The deployment namespaces a Redis store's server holds (see
+ * `RedisStore.deployments`), or `undefined` when `store` is not a Redis store.
+ */
+export async function redisDeployments(store: SkillStore, limit = 100): Promise<string[] | undefined> {
+  return store instanceof RedisStore ? store.deployments(limit) : undefined;
 }

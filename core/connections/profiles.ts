@@ -1,0 +1,379 @@
+/**
+ * Saved connection profiles: where a store is (local folder, Redis in any
+ * topology, an admin API), how it is shown (label, environment label and
+ * colour) and what it allows (read-only, protected). Profiles never hold a
+ * secret: the schema refuses secret fields, and secrets live in a
+ * {@link SecretStore} beside them.
+ *
+ * The file is `connections/profiles.json` under the app-data folder, replaced
+ * atomically on every change. The built-in `default` profile (the embedded
+ * registry of the app-data folder) is not in the file and cannot be changed.
+ *
+ * Node-only: uses node:fs.
+ */
+import { isAbsolute } from 'node:path';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { WorkbenchError } from '../errors';
+import type { ConnectionProfile, ConnectionTarget, ImportReport, ProfilesExport, SecretName } from '../api/contract';
+import { connectionNameSchema } from '../api/contract';
+import { SerialQueue, readSmallFile, writeFileAtomic } from './files';
+import { SECRET_NAMES, type SecretsPatch } from './secrets';
+
+/** Name of the built-in profile of the embedded registry. */
+export const DEFAULT_PROFILE = 'default';
+
+/** The format name of an export document. */
+export const EXPORT_FORMAT = 'skillbench.connections/v1';
+
+const FILE_FORMAT = 'skillbench.profiles/v1';
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_PROFILES = 1000;
+
+const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+const HOST = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
+
+const pathText = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine((p) => isAbsolute(p), `${what} must be an absolute path`);
+
+const timeout = z.number().int().min(100).max(600_000);
+
+/** An http(s) URL without credentials, query or fragment (credentials go into secrets). */
+const httpUrl = (what: string) =>
+  z
+    .string()
+    .max(2048)
+    .superRefine((text, ctx) => {
+      let url: URL;
+      try {
+        url = new URL(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${what} is not a URL` });
+        return;
+      }
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `${what} must start with http:// or https://` });
+      if (url.username || url.password) ctx.addIssue({ code: 'custom', message: `${what} must not carry a user name or password: save them as the connection's secrets` });
+      if (url.search || url.hash) ctx.addIssue({ code: 'custom', message: `${what} must not carry a query or fragment` });
+    });
+
+const hostPort = z.strictObject({
+  host: z.string().max(253).regex(HOST, 'a host name or IP address'),
+  port: z.number().int().min(1).max(65535),
+});
+
+const localTarget = z.strictObject({ kind: z.literal('local'), dir: pathText('the registry folder') });
+
+const redisTarget = z
+  .strictObject({
+    kind: z.literal('redis'),
+    topology: z.enum(['standalone', 'sentinel', 'cluster']).default('standalone'),
+    hosts: z.array(hostPort).min(1).max(64),
+    master_name: z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, 'a Sentinel master name').optional(),
+    username: z.string().min(1).max(200).optional(),
+    deployment: z.string().max(64).regex(SLUG, 'a deployment is a lowercase slug of letters, digits and internal hyphens').default('default'),
+    tls: z.strictObject({ ca_file: pathText('the CA file').optional(), servername: z.string().min(1).max(253).regex(HOST, 'a server name').optional() }).optional(),
+    sentinel_username: z.string().min(1).max(200).optional(),
+    connect_timeout_ms: timeout.optional(),
+    command_timeout_ms: timeout.optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.topology === 'sentinel' && !t.master_name) ctx.addIssue({ code: 'custom', path: ['master_name'], message: 'a Sentinel profile needs the master group name' });
+    if (t.topology !== 'sentinel' && t.master_name) ctx.addIssue({ code: 'custom', path: ['master_name'], message: 'only a Sentinel profile has a master name' });
+    if (t.topology !== 'sentinel' && t.sentinel_username) ctx.addIssue({ code: 'custom', path: ['sentinel_username'], message: 'only a Sentinel profile has Sentinel credentials' });
+    if (t.topology === 'standalone' && t.hosts.length > 1) ctx.addIssue({ code: 'custom', path: ['hosts'], message: 'a standalone profile has one host' });
+  });
+
+const httpTarget = z
+  .strictObject({
+    kind: z.literal('http'),
+    url: httpUrl('the admin API URL'),
+    auth: z.enum(['none', 'bearer', 'basic', 'headers']).default('none'),
+    username: z.string().min(1).max(200).regex(/^[^:]*$/, 'a Basic user name has no colon').optional(),
+    header_names: z.array(z.string().regex(HEADER_NAME, 'an HTTP header name')).max(32).optional(),
+    ca_file: pathText('the CA file').optional(),
+    proxy: httpUrl('the proxy URL').optional(),
+    proxy_username: z.string().min(1).max(200).optional(),
+    timeout_ms: timeout.optional(),
+  })
+  .superRefine((t, ctx) => {
+    if (t.auth === 'basic' && !t.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'Basic authentication needs a user name' });
+    if (t.auth !== 'basic' && t.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'a user name is only used with Basic authentication' });
+    if (t.proxy_username && !t.proxy) ctx.addIssue({ code: 'custom', path: ['proxy_username'], message: 'a proxy user name needs a proxy URL' });
+  });
+
+/** The schema of a profile as the form or an import gives it (timestamps are the store's). */
+export const profileInputSchema = z.strictObject({
+  name: connectionNameSchema,
+  label: z.string().trim().min(1).max(100).optional(),
+  environment: z
+    .strictObject({
+      label: z.string().trim().min(1).max(40),
+      colour: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour is #rrggbb').transform((c) => c.toLowerCase()),
+    })
+    .nullable()
+    .default(null),
+  read_only: z.boolean().default(false),
+  protected: z.boolean().default(false),
+  target: z.discriminatedUnion('kind', [localTarget, redisTarget, httpTarget]),
+  created_at: z.string().max(40).optional(),
+  updated_at: z.string().max(40).optional(),
+});
+
+/** Secret values as a form sends them: strings (headers as an object), null to remove. */
+const secretsInputSchema = z.strictObject({
+  password: z.string().min(1).max(4096).nullable().optional(),
+  sentinel_password: z.string().min(1).max(4096).nullable().optional(),
+  token: z.string().min(1).max(16_384).nullable().optional(),
+  headers: z.record(z.string().regex(HEADER_NAME, 'an HTTP header name'), z.string().max(16_384)).nullable().optional(),
+  proxy_password: z.string().min(1).max(4096).nullable().optional(),
+});
+
+/** Fields a profile must never hold: their values are secrets. */
+const SECRET_FIELDS = /^(password|pass|pwd|token|secret|api_?key|authorization|headers|sentinel_password|proxy_password|credentials)$/i;
+
+function pointerOf(path: readonly PropertyKey[]): string {
+  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+function invalid(what: string, error: z.ZodError, prefix: string): WorkbenchError {
+  const issues = error.issues.slice(0, 5).map((i) => {
+    const key = i.code === 'unrecognized_keys' ? i.keys.find((k) => SECRET_FIELDS.test(k)) : undefined;
+    const message = key ? `'${key}' is a secret: pass it in the secrets, never in the profile` : i.message;
+    return `${prefix}${pointerOf(i.path)}: ${message}`;
+  });
+  const first = error.issues[0];
+  return new WorkbenchError('invalid_request', `${what}: ${issues.join('; ')}`, { details: { pointer: `${prefix}${first ? pointerOf(first.path) : ''}` } });
+}
+
+/** Parses a profile (form values or an imported entry); 400 naming each problem's JSON Pointer. */
+export function parseProfile(input: unknown, options: { pointer?: string; now?: string } = {}): ConnectionProfile {
+  const parsed = profileInputSchema.safeParse(input);
+  if (!parsed.success) throw invalid('invalid connection profile', parsed.error, options.pointer ?? '/profile');
+  const p = parsed.data;
+  const now = options.now ?? new Date().toISOString();
+  return {
+    name: p.name,
+    label: p.label ?? p.name,
+    environment: p.environment,
+    read_only: p.read_only,
+    protected: p.protected,
+    target: compactTarget(p.target as ConnectionTarget),
+    created_at: p.created_at ?? now,
+    updated_at: p.updated_at ?? now,
+  };
+}
+
+function compactTarget(target: ConnectionTarget): ConnectionTarget {
+  return JSON.parse(JSON.stringify(target)) as ConnectionTarget;
+}
+
+/** The secret names a profile's target can use. */
+export function secretNamesFor(target: ConnectionTarget): SecretName[] {
+  switch (target.kind) {
+    case 'local':
+      return [];
+    case 'redis':
+      return target.topology === 'sentinel' ? ['password', 'sentinel_password'] : ['password'];
+    case 'http':
+      return [
+        ...(target.auth === 'bearer' ? (['token'] as const) : []),
+        ...(target.auth === 'basic' ? (['password'] as const) : []),
+        ...(target.auth === 'headers' ? (['headers'] as const) : []),
+        ...(target.proxy ? (['proxy_password'] as const) : []),
+      ];
+  }
+}
+
+/** Parses a secrets patch for `profile`: only the secret names its target uses. */
+export function parseSecretsPatch(input: unknown, profile: ConnectionProfile): SecretsPatch {
+  if (input === undefined) return {};
+  const parsed = secretsInputSchema.safeParse(input);
+  if (!parsed.success) {
+    // Never echo a value: the messages name fields only.
+    const first = parsed.error.issues[0];
+    const where = `/secrets${first ? pointerOf(first.path) : ''}`;
+    throw new WorkbenchError('invalid_request', `invalid secrets at ${where}: ${first?.code === 'unrecognized_keys' ? `unknown secret name (known: ${SECRET_NAMES.join(', ')})` : 'not a value this secret takes'}`, {
+      details: { pointer: where },
+    });
+  }
+  const allowed = new Set(secretNamesFor(profile.target));
+  const patch: SecretsPatch = {};
+  for (const [name, value] of Object.entries(parsed.data) as [SecretName, unknown][]) {
+    if (value === undefined) continue;
+    if (value !== null && !allowed.has(name)) {
+      throw new WorkbenchError('invalid_request', `connection '${profile.name}' (${profile.target.kind}${profile.target.kind === 'http' ? `, auth ${profile.target.auth}` : ''}) does not use the secret '${name}'`, {
+        details: { pointer: `/secrets/${name}` },
+      });
+    }
+    patch[name] = value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  return patch;
+}
+
+/** The built-in profile of the embedded registry of `dataDir`. */
+export function defaultProfile(dataDir: string): ConnectionProfile {
+  return {
+    name: DEFAULT_PROFILE,
+    label: 'Local registry',
+    environment: null,
+    read_only: false,
+    protected: false,
+    target: { kind: 'local', dir: join(dataDir, 'registry') },
+    created_at: new Date(0).toISOString(),
+    updated_at: new Date(0).toISOString(),
+  };
+}
+
+/** The saved profiles of an app-data folder. */
+export class ProfileStore {
+  readonly path: string;
+  private readonly queue = new SerialQueue();
+
+  constructor(private readonly dataDir: string) {
+    this.path = join(dataDir, 'connections', 'profiles.json');
+  }
+
+  private async readSaved(): Promise<ConnectionProfile[]> {
+    const text = await readSmallFile(this.path, MAX_FILE_BYTES, 'the saved connections');
+    if (text === undefined) return [];
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      throw new WorkbenchError('invalid_request', `the saved connections file is not JSON (${(error as Error).message}): fix or remove connections/profiles.json in the app-data folder`, {
+        details: { file: 'connections/profiles.json' },
+      });
+    }
+    const doc = json as { format?: unknown; profiles?: unknown };
+    if (!doc || doc.format !== FILE_FORMAT || !Array.isArray(doc.profiles)) {
+      throw new WorkbenchError('invalid_request', `the saved connections file is not a ${FILE_FORMAT} document`, { details: { file: 'connections/profiles.json' } });
+    }
+    return doc.profiles.map((p, i) => parseProfile(p, { pointer: `/profiles/${i}` }));
+  }
+
+  private async writeSaved(profiles: ConnectionProfile[]): Promise<void> {
+    const sorted = [...profiles].sort((a, b) => a.name.localeCompare(b.name));
+    await writeFileAtomic(this.path, `${JSON.stringify({ format: FILE_FORMAT, profiles: sorted }, null, 2)}\n`, 0o600);
+  }
+
+  /** Every profile, the built-in `default` first, then by name. */
+  async list(): Promise<ConnectionProfile[]> {
+    const saved = await this.readSaved();
+    return [defaultProfile(this.dataDir), ...saved.sort((a, b) => a.name.localeCompare(b.name))];
+  }
+
+  /** The profile named `name`; 404 naming the saved ones otherwise. */
+  async get(name: string): Promise<ConnectionProfile> {
+    const all = await this.list();
+    const found = all.find((p) => p.name === name);
+    if (found) return found;
+    const names = all.map((p) => p.name);
+    throw new WorkbenchError('not_found', `no connection named '${name}' (saved: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''})`, {
+      details: { pointer: '/connection' },
+    });
+  }
+
+  /**
+   * Saves `profile`: a create when `previousName` is absent (409 when the name
+   * is taken), an update when it equals the name, a rename otherwise (409 when
+   * the new name is taken). Returns the stored profile.
+   */
+  save(profile: ConnectionProfile, previousName?: string): Promise<ConnectionProfile> {
+    return this.queue.run(async () => {
+      if (profile.name === DEFAULT_PROFILE || previousName === DEFAULT_PROFILE) {
+        throw new WorkbenchError('invalid_request', `'${DEFAULT_PROFILE}' is the built-in registry of the app-data folder and cannot be changed; save the profile under another name`, {
+          details: { pointer: '/profile/name' },
+        });
+      }
+      const saved = await this.readSaved();
+      const now = new Date().toISOString();
+      const existing = previousName === undefined ? undefined : saved.find((p) => p.name === previousName);
+      if (previousName !== undefined && !existing) throw new WorkbenchError('not_found', `no saved connection named '${previousName}'`, { details: { pointer: '/previous_name' } });
+      if (previousName !== profile.name && saved.some((p) => p.name === profile.name)) {
+        throw new WorkbenchError('conflict', `a connection named '${profile.name}' exists already`, { details: { pointer: '/profile/name' } });
+      }
+      if (!existing && saved.length >= MAX_PROFILES) throw new WorkbenchError('payload_too_large', `at most ${MAX_PROFILES} connections can be saved`);
+      const stored: ConnectionProfile = { ...profile, created_at: existing?.created_at ?? now, updated_at: now };
+      await this.writeSaved([...saved.filter((p) => p.name !== previousName && p.name !== profile.name), stored]);
+      return stored;
+    });
+  }
+
+  /** Removes a saved profile; false when there was none. */
+  remove(name: string): Promise<boolean> {
+    return this.queue.run(async () => {
+      if (name === DEFAULT_PROFILE) throw new WorkbenchError('invalid_request', `'${DEFAULT_PROFILE}' is built in and cannot be removed`);
+      const saved = await this.readSaved();
+      if (!saved.some((p) => p.name === name)) return false;
+      await this.writeSaved(saved.filter((p) => p.name !== name));
+      return true;
+    });
+  }
+
+  /** The saved profiles named (all when `names` is absent) as a portable document: never a secret. */
+  async exportProfiles(names?: readonly string[]): Promise<ProfilesExport> {
+    const saved = await this.readSaved();
+    if (names) for (const n of names) if (!saved.some((p) => p.name === n)) throw new WorkbenchError('not_found', `no saved connection named '${n}'`, { details: { pointer: '/names' } });
+    const chosen = names ? saved.filter((p) => names.includes(p.name)) : saved;
+    return {
+      format: EXPORT_FORMAT,
+      exported_at: new Date().toISOString(),
+      profiles: chosen.map((p) => ({ name: p.name, label: p.label, environment: p.environment, read_only: p.read_only, protected: p.protected, target: p.target })),
+    };
+  }
+
+  /**
+   * Imports an export document. Secrets are never taken from it: a secret
+   * field anywhere refuses the document. Names taken already are skipped,
+   * replaced, or imported under `NAME-2`, `NAME-3`… as `onConflict` says.
+   */
+  async importProfiles(document: unknown, onConflict: 'skip' | 'replace' | 'rename'): Promise<ImportReport> {
+    const doc = document as { format?: unknown; profiles?: unknown } | null;
+    if (!doc || typeof doc !== 'object' || doc.format !== EXPORT_FORMAT || !Array.isArray(doc.profiles)) {
+      throw new WorkbenchError('invalid_request', `not a connections export: expected {"format": "${EXPORT_FORMAT}", "profiles": [...]}`, { details: { pointer: '/document' } });
+    }
+    if (doc.profiles.length > MAX_PROFILES) throw new WorkbenchError('payload_too_large', `an import holds at most ${MAX_PROFILES} profiles`);
+    const incoming = doc.profiles.map((p, i) => parseProfile(p, { pointer: `/document/profiles/${i}` }));
+    const seenNames = new Set<string>();
+    for (const [i, p] of incoming.entries()) {
+      if (seenNames.has(p.name)) throw new WorkbenchError('invalid_request', `the import names '${p.name}' twice`, { details: { pointer: `/document/profiles/${i}/name` } });
+      seenNames.add(p.name);
+    }
+    return this.queue.run(async () => {
+      const saved = await this.readSaved();
+      const taken = new Set([DEFAULT_PROFILE, ...saved.map((p) => p.name)]);
+      const report: ImportReport = { imported: [], replaced: [], skipped: [], renamed: [] };
+      const now = new Date().toISOString();
+      let next = [...saved];
+      for (const p of incoming) {
+        const stamped = { ...p, created_at: now, updated_at: now };
+        if (!taken.has(p.name)) {
+          next.push(stamped);
+          taken.add(p.name);
+          report.imported.push(p.name);
+        } else if (onConflict === 'skip' || p.name === DEFAULT_PROFILE) {
+          report.skipped.push(p.name);
+        } else if (onConflict === 'replace') {
+          const old = next.find((q) => q.name === p.name);
+          next = next.filter((q) => q.name !== p.name);
+          next.push({ ...stamped, created_at: old?.created_at ?? now });
+          report.replaced.push(p.name);
+        } else {
+          let n = 2;
+          let candidate = `${p.name.slice(0, 60)}-${n}`;
+          while (taken.has(candidate)) candidate = `${p.name.slice(0, 60)}-${++n}`;
+          next.push({ ...stamped, name: candidate });
+          taken.add(candidate);
+          report.renamed.push({ from: p.name, to: candidate });
+        }
+      }
+      if (report.imported.length + report.replaced.length + report.renamed.length > 0) await this.writeSaved(next);
+      return report;
+    });
+  }
+}
