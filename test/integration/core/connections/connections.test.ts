@@ -5,7 +5,7 @@
  * password and an admin token; it must never appear in any file the
  * workbench writes nor in any response.
  */
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -193,6 +193,11 @@ describe('saved connections', () => {
       const dir = join(scratch, `ro-${transport}`);
       await record(wb.client['connections.save']({ profile: { name: 'frozen', read_only: true, target: { kind: 'local', dir } } }));
       await record(wb.client['connections.save']({ profile: { name: 'guarded', protected: true, target: { kind: 'local', dir } } }));
+      // Testing a local profile creates nothing.
+      expect(await record(wb.client['connections.test']({ name: 'frozen' }))).toMatchObject({ ok: true, created_on_first_write: true, skills: 0 });
+      await mkdir(dir);
+      expect(await record(wb.client['connections.test']({ name: 'frozen' }))).toMatchObject({ ok: true, created_on_first_write: true });
+      expect(await readdir(dir)).toEqual([]);
       const text = (await record(wb.client['packages.get']({ connection: 'default', skill: WEATHER }))).text;
       const ro = await failure(record(wb.client['publish.package']({ connection: 'frozen', skill: WEATHER, text, base: null, idempotency_key: 'ro-1' })));
       expect(ro.data).toMatchObject({ code: 'forbidden', status: 403, details: { reason: 'read_only' } });
