@@ -7,14 +7,14 @@
  *
  * Node-only: files and watchers.
  */
-import { stat, realpath } from 'node:fs/promises';
+import { readdir, stat, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
-import { writeFileAtomic } from '../workspace/atomic';
-import { discoverPackages } from '../workspace/discover';
+import { removeStaleTemporaries, writeFileAtomic } from '../workspace/atomic';
+import { discoverPackages, packagesFolder } from '../workspace/discover';
 import { DraftStore, fileDraftId, hashText, isDirty, storeDraftId, type DraftRecord } from '../workspace/drafts';
 import { identityFromPath } from '../workspace/identity';
 import { readFileBounded } from '../workspace/read';
@@ -45,6 +45,28 @@ export const NEW_PACKAGE_TEXT = `${JSON.stringify(
   null,
   2,
 )}\n`;
+
+/** A failed write as the user can act on it (the file, and the system's reason in words). */
+function writeFailure(error: unknown, what: string, file?: string): WorkbenchError {
+  if (error instanceof WorkbenchError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  const why =
+    code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'the disk is full' : code === 'EROFS' ? 'the folder is read-only' : code === 'ENOTDIR' ? 'a part of the path is a file, not a folder' : code === 'EISDIR' ? 'it is a folder' : String((error as Error)?.message ?? error);
+  return new WorkbenchError(code === 'ENOTDIR' || code === 'EISDIR' ? 'invalid_request' : 'unavailable', `cannot save ${what}: ${why}; nothing was changed`, {
+    cause: error,
+    ...(file !== undefined && { details: { file } }),
+  });
+}
+
+/** Removes what killed writers left in the package folders of `root` (hidden temporary files of dead processes). */
+async function sweepWorkspace(root: string): Promise<void> {
+  const folder = await packagesFolder(root);
+  await removeStaleTemporaries(folder);
+  const namespaces = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  for (const ns of namespaces) {
+    if (ns.isDirectory() && !ns.name.startsWith('.')) await removeStaleTemporaries(join(folder, ns.name));
+  }
+}
 
 /** What the workspace methods need. */
 export interface WorkspaceMethodsOptions {
@@ -80,6 +102,7 @@ interface OpenWorkspace {
 export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMethods {
   const { pool, events } = options;
   const drafts = new DraftStore(options.draftsDir);
+  const swept = removeStaleTemporaries(options.draftsDir);
   let current: OpenWorkspace | undefined;
   const saving = new Map<string, Promise<unknown>>();
 
@@ -208,6 +231,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
       if (!info.isDirectory()) throw new WorkbenchError('invalid_request', `cannot open ${dir} as the workspace: it is a file, not a folder`, { details: { pointer: '/dir' } });
       const root = await realpath(dir);
       await closeWorkspace();
+      await sweepWorkspace(root);
       const holder: { ws?: OpenWorkspace } = {};
       const watcher = await watchWorkspace(root, (changes) => void (holder.ws && onChanges(holder.ws, changes)), options.watch);
       const ws: OpenWorkspace = { root, watcher };
@@ -232,7 +256,13 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
             details: { file: params.path, reason: 'changed_on_disk', base_hash: params.base_hash, disk_hash: onDisk },
           });
         }
-        if (onDisk !== hash) await writeFileAtomic(fileOf(ws, params.path), params.text, { mkdirs: true });
+        if (onDisk !== hash) {
+          try {
+            await writeFileAtomic(fileOf(ws, params.path), params.text, { mkdirs: true });
+          } catch (error) {
+            throw writeFailure(error, params.path, params.path);
+          }
+        }
         const id = fileDraftId(ws.root, params.path);
         const record = await drafts.get(id);
         if (record && record.origin.kind === 'file') {
@@ -246,13 +276,18 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
 
     'workspace.close': async () => ({ closed: await closeWorkspace() }),
 
-    'drafts.list': async () => ({ drafts: await Promise.all((await visibleDrafts()).map((r) => view(r))) }),
+    'drafts.list': async () => {
+      await swept;
+      return { drafts: await Promise.all((await visibleDrafts()).map((r) => view(r))) };
+    },
 
     'drafts.get': async (params) => view(await requireDraft(params.id)),
 
     'drafts.save': async (params) => {
       const record = await requireDraft(params.id);
-      const saved = await drafts.save({ ...record, text: params.text, updated_at: new Date().toISOString() });
+      const saved = await drafts.save({ ...record, text: params.text, updated_at: new Date().toISOString() }).catch((error: unknown) => {
+        throw writeFailure(error, 'the draft');
+      });
       const draft = await view(saved);
       events.emit('drafts.changed', { kind: 'saved', id: saved.id, draft });
       return draft;

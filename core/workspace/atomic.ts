@@ -9,7 +9,7 @@
  * Node-only: uses node:fs.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** Options of {@link writeFileAtomic}. */
@@ -54,6 +54,42 @@ export function temporaryNameFor(path: string): string {
 /** True for a temporary file {@link writeFileAtomic} leaves behind when its process dies mid-write. */
 export function isTemporaryName(name: string): boolean {
   return name.startsWith('.') && name.endsWith('.tmp');
+}
+
+const TEMPORARY = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return isErrno(error, 'EPERM');
+  }
+}
+
+/**
+ * Removes the temporary files of {@link writeFileAtomic} that a process killed
+ * mid-write left in `dir` (only those whose writer is no longer running), so
+ * they do not pile up in a Git folder. Returns how many were removed; a
+ * missing or unreadable folder removes nothing.
+ */
+export async function removeStaleTemporaries(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = TEMPORARY.exec(name);
+    if (!m || isAlive(Number(m[1]))) continue;
+    await rm(join(dir, name), { force: true }).catch(() => undefined);
+    removed++;
+  }
+  return removed;
 }
 
 /**

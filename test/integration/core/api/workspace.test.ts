@@ -5,6 +5,7 @@
  * offered back by a new service on the same app-data folder, and a published
  * skill opened for editing carrying its base version and ETag.
  */
+import { spawnSync } from 'node:child_process';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,6 +127,9 @@ describe.each(TRANSPORTS)('workspace and drafts over %s', (transport) => {
     expect(exists.data.code).toBe('conflict');
     // No temporary file is left beside the package.
     expect((await readdir(join(root, 'skills', 'packages', 'travel'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    // A path through a file is refused with the file named, not a crash.
+    const through = await failure(wb.client['workspace.save']({ path: `${WEATHER_PATH}/inner.json`, text: mine, base_hash: null }));
+    expect(through.data).toMatchObject({ code: 'invalid_request', file: `${WEATHER_PATH}/inner.json` });
   });
 
   it('opens a file as a draft, tracks unsaved edits and marks a conflict when the file changes on disk', async () => {
@@ -187,6 +191,29 @@ describe.each(TRANSPORTS)('workspace and drafts over %s', (transport) => {
     const diff = await wb.client['diff.packages']({ before: { kind: 'file', path }, after: { kind: 'draft', draft: draft.id } });
     expect(diff.before.label).toBe(path);
     expect(JSON.stringify(diff.diff)).toContain('diffed');
+  });
+});
+
+describe('leftovers of a killed writer', () => {
+  it('removes the temporary files of dead writers when a workspace opens, and keeps those of live ones', async () => {
+    const root = await exampleWorkspace();
+    const wb = await openWorkbench('direct');
+    try {
+      const gone = spawnSync(process.execPath, ['-e', '']).pid;
+      const travel = join(root, 'skills', 'packages', 'travel');
+      const dead = `.weather-assessment.json.${gone}.0123456789ab.tmp`;
+      const live = `.weather-assessment.json.${process.pid}.0123456789ab.tmp`;
+      await writeFile(join(travel, dead), '{"torn');
+      await writeFile(join(travel, live), '{"in flight');
+      const view = await wb.client['workspace.open']({ dir: root });
+      expect(view.entries.some((e) => e.path.endsWith('.tmp'))).toBe(false);
+      const left = await readdir(travel);
+      expect(left).not.toContain(dead);
+      expect(left).toContain(live);
+    } finally {
+      await wb.close();
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
 

@@ -8,7 +8,7 @@
  * acknowledged autosave. A new service then offers the draft back.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -126,6 +126,9 @@ describe('crash safety', () => {
       const offered = (await wb.client['drafts.list']()).drafts;
       expect(offered).toHaveLength(1);
       expect(offered[0]).toMatchObject({ origin: { kind: 'file', path: SAVE_PATH }, dirty: true, text: draftText(draftAck) });
+      // What the killed writers left half-written is gone once the workspace and the drafts are opened again.
+      expect((await readdir(join(root, 'skills', 'packages', 'travel'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+      expect((await readdir(join(dataDir, 'drafts'))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     } finally {
       await wb.close();
     }
