@@ -22,7 +22,7 @@ export async function buildElectron() {
   const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node22', sourcemap: 'linked', logLevel: 'warning', legalComments: 'none' };
   await Promise.all([
     build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'dist/electron/main.mjs', format: 'esm', packages: 'external' }),
-    build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/electron/preload.cjs', format: 'cjs', external: ['electron'] }),
+    build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/electron/preload.cjs', format: 'cjs', external: ['electron'], minify: true }),
   ]);
 }
 

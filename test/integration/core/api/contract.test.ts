@@ -39,7 +39,15 @@ function withExample(text: string, example: string): string {
   return JSON.stringify(pkg, null, 2);
 }
 
-describe.each(TRANSPORTS)('WorkbenchApi over %s', (transport) => {
+/** How each transport is named in the report: the IPC one runs through stand-ins of Electron's ipcMain and ipcRenderer. */
+const LABELS: Record<(typeof TRANSPORTS)[number], string> = {
+  direct: 'direct calls',
+  websocket: 'the web host\'s WebSocket',
+  http: 'the web host\'s HTTP POSTs',
+  ipc: 'Electron IPC (ipcMain and ipcRenderer stand-ins)',
+};
+
+describe.each(TRANSPORTS.map((transport) => ({ transport, label: LABELS[transport] })))('WorkbenchApi over $label', ({ transport }) => {
   let wb: Workbench;
 
   beforeAll(async () => {
