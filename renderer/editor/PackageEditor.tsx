@@ -153,6 +153,25 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     // The tab id names the skill and connection; params never change for one tab.
   }, [tab.id]);
 
+  // A replacement from outside (a completed merge, an applied proposal) is one undoable edit.
+  const replace = doc?.replace;
+  useEffect(() => {
+    const editor = editorRef.current;
+    const model = editor?.getModel();
+    if (!replace || !editor || !model || model.getValue() === replace.text) return;
+    editor.pushUndoStop();
+    editor.executeEdits('skillbench', [{ range: model.getFullModelRange(), text: replace.text }]);
+    editor.pushUndoStop();
+  }, [replace]);
+
+  // After a publish, the published text is the new baseline of "unsaved".
+  const publishedText = doc?.publishedText;
+  useEffect(() => {
+    if (publishedText === undefined) return;
+    savedText.current = publishedText;
+    useTabsStore.getState().setDirty(tab.id, useEditorStore.getState().docs[tab.id]?.text !== publishedText);
+  }, [publishedText, tab.id]);
+
   // Layout when the tab becomes visible again.
   useEffect(() => {
     if (active) editorRef.current?.layout();

@@ -26,6 +26,8 @@ import 'monaco-editor/editor/browser/coreCommands';
 import 'monaco-editor/editor/contrib/find/browser/findController';
 import 'monaco-editor/editor/contrib/suggest/browser/suggestController';
 import 'monaco-editor/editor/common/standaloneStrings';
+// Drag-and-drop into an editor (pulled in by the diff editor) needs this service registered.
+import 'monaco-editor/editor/common/services/treeViewsDndService';
 // The package's exports map names scripts only, so its two stylesheets are imported by file.
 import '../../node_modules/monaco-editor/esm/vs/base/browser/ui/codicons/codicon/codicon.css';
 import '../../node_modules/monaco-editor/esm/vs/base/browser/ui/codicons/codicon/codicon-modifiers.css';

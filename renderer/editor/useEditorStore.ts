@@ -27,6 +27,8 @@ export interface EditorDocument {
   save: { state: 'idle' | 'saving' | 'saved' | 'failed' | 'unavailable'; message?: string };
   /** Set after a publish: the text as published, so `dirty` means "differs from the base". */
   publishedText?: string;
+  /** A replacement of the whole text from outside the editor (a merge, an advisor proposal), applied as one undoable edit. */
+  replace?: { seq: number; text: string };
 }
 
 interface EditorState {
@@ -34,6 +36,10 @@ interface EditorState {
   put(doc: EditorDocument): void;
   patch(tabId: string, patch: Partial<EditorDocument>): void;
   drop(tabId: string): void;
+  /** Replaces the document's text in its editor (one undoable edit). */
+  replaceText(tabId: string, text: string): void;
+  /** Records a publication: the new base, and the text that is now published. */
+  published(tabId: string, base: { version: number; etag: string }, text: string): void;
 }
 
 export const useEditorStore = create<EditorState>((set, get) => ({
@@ -48,6 +54,13 @@ export const useEditorStore = create<EditorState>((set, get) => ({
   drop(tabId) {
     const { [tabId]: _gone, ...rest } = get().docs;
     set({ docs: rest });
+  },
+  replaceText(tabId, text) {
+    const doc = get().docs[tabId];
+    if (doc) get().patch(tabId, { replace: { seq: (doc.replace?.seq ?? 0) + 1, text } });
+  },
+  published(tabId, base, text) {
+    get().patch(tabId, { base, publishedText: text, registryFindings: undefined });
   },
 }));
 

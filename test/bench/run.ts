@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   evals: () => import('./evals'),
   optimize: () => import('./optimize'),
   api: () => import('./api'),
+  editor: () => import('./editor'),
 };
 
 const only = process.argv.slice(2);

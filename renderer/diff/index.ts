@@ -1,0 +1,99 @@
+/**
+ * The diff module: the `diff` tab view, the `skill.diff` intent, and the
+ * editor's "Diff" actions (against the published revision, a retained
+ * version, or the same skill on another connection).
+ */
+import { workbenchClient } from '../api/client';
+import { provideEditorActions, type DiffTarget, type EditorRef } from '../editor/actions';
+import { useEditorStore } from '../editor/useEditorStore';
+import { useConnectionsStore } from '../connections/useConnectionsStore';
+import type { PackageSourceRef } from '../shell/intents';
+import { useTabsStore } from '../shell/useTabsStore';
+import type { ViewModule } from '../shell/views';
+import { DiffView } from './DiffView';
+import { pick, PickerHost } from './Picker';
+import { sideTitle, type DiffSide } from './sides';
+
+function sideKey(side: DiffSide): string {
+  switch (side.kind) {
+    case 'editor':
+      return `tab=${side.tabId}`;
+    case 'stored':
+      return `${side.connection}:${side.skill.namespace}/${side.skill.name}@${side.version}`;
+    case 'draft':
+      return `draft=${side.draft}`;
+    case 'file':
+      return `file=${side.path}`;
+  }
+}
+
+/** Opens (or refocuses) the diff of two sides. */
+export function openDiff(before: DiffSide, after: DiffSide, connectionId?: string): string {
+  return useTabsStore.getState().open({
+    id: `diff:${sideKey(before)}|${sideKey(after)}`,
+    kind: 'diff',
+    title: `${sideTitle(before)} ↔ ${sideTitle(after)}`,
+    description: `Changes ${sideTitle(before)} → ${sideTitle(after)}`,
+    ...(connectionId ? { connectionId } : {}),
+    params: { before, after } as unknown as Record<string, unknown>,
+  });
+}
+
+function fromIntent(ref: PackageSourceRef): DiffSide {
+  return ref;
+}
+
+function diffEditor(editor: EditorRef, target: DiffTarget): void {
+  const doc = useEditorStore.getState().docs[editor.tabId];
+  const mine: DiffSide = { kind: 'editor', tabId: editor.tabId, label: 'draft' };
+  const before: DiffSide =
+    target.kind === 'published'
+      ? { kind: 'stored', connection: editor.connection, skill: editor.skill, version: 'published' }
+      : target.kind === 'version'
+        ? { kind: 'stored', connection: editor.connection, skill: editor.skill, version: target.version }
+        : { kind: 'stored', connection: target.connection, skill: editor.skill, version: 'published' };
+  void doc;
+  openDiff(before, mine, editor.connection);
+}
+
+provideEditorActions({
+  diff: diffEditor,
+  pickVersion: (editor) =>
+    pick({
+      title: `Diff the draft of ${editor.skill.namespace}/${editor.skill.name} against…`,
+      load: async () => {
+        const page = await workbenchClient()['versions.list']({ connection: editor.connection, skill: editor.skill, limit: 100 });
+        return page.versions.map((v) => ({
+          id: String(v.version),
+          label: `v${v.version}${v.version === page.published ? ' (published)' : ''}`,
+          detail: v.status === 'deleted' ? 'deleted' : v.created_at,
+          ...(v.status === 'deleted' ? { disabled: 'A deleted version has no content' } : {}),
+        }));
+      },
+      onPick: (option) => diffEditor(editor, { kind: 'version', version: Number(option.id) }),
+    }),
+  pickConnection: (editor) =>
+    pick({
+      title: `Diff the draft against ${editor.skill.namespace}/${editor.skill.name} on…`,
+      load: async () => {
+        let connections = useConnectionsStore.getState().connections.map((c) => ({ name: c.name, label: c.label }));
+        if (connections.length === 0) {
+          const listed = await workbenchClient()['connections.list']();
+          connections = listed.connections.map((c) => ({ name: c.profile.name, label: c.profile.label }));
+        }
+        return connections.map((c) => ({ id: c.name, label: c.label || c.name, detail: c.name === editor.connection ? '(this connection)' : c.name }));
+      },
+      onPick: (option) => diffEditor(editor, { kind: 'connection', connection: option.id }),
+    }),
+});
+
+export const diffModule: ViewModule = {
+  id: 'diff',
+  tabViews: [{ kind: 'diff', scope: 'diff', component: DiffView, icon: '±' }],
+  extensions: [PickerHost],
+  intents: {
+    'skill.diff': ({ before, after }) => {
+      openDiff(fromIntent(before), fromIntent(after));
+    },
+  },
+};

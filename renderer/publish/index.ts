@@ -1,0 +1,31 @@
+/**
+ * The publish module: the editor's Publish (precondition from the recorded
+ * base, one idempotency key per attempt), the result dialog, and the merge tab
+ * a 412 opens.
+ */
+import { provideEditorActions } from '../editor/actions';
+import { useTabsStore } from '../shell/useTabsStore';
+import type { ViewModule } from '../shell/views';
+import { MergeView } from './MergeView';
+import { onPublishConflict, publishDraft } from './publish';
+import { PublishDialog } from './PublishDialog';
+import './publish.css';
+
+provideEditorActions({ publish: (editor) => void publishDraft(editor) });
+
+onPublishConflict((request) => {
+  useTabsStore.getState().open({
+    id: `merge:${request.editorTabId}`,
+    kind: 'merge',
+    title: `merge ${request.skill.name}`,
+    description: `Merge ${request.skill.namespace}/${request.skill.name} with v${request.conflict.theirs.version} @ ${request.connection}`,
+    connectionId: request.connection,
+    params: { editorTabId: request.editorTabId },
+  });
+});
+
+export const publishModule: ViewModule = {
+  id: 'publish',
+  tabViews: [{ kind: 'merge', scope: 'merge', component: MergeView, icon: '⑂' }],
+  extensions: [PublishDialog],
+};

@@ -1,0 +1,74 @@
+/**
+ * Steps of the authoring journeys shared by the editor, diff and merge tests:
+ * open a skill in the editor, add an activation example by keyboard, press a
+ * command's chord from the keymap table.
+ */
+import type { Page } from 'playwright-core';
+import { keymapEntry } from '../../renderer/shell/keymap';
+import { playwrightChord } from '../../renderer/shell/keys';
+
+/** The skill the journeys edit (an example skill the embedded registry is seeded with). */
+export const SKILL = { namespace: 'devops', name: 'incident-response' };
+
+/** The first activation example of that skill, to find the list by. */
+export const FIRST_EXAMPLE = 'We have a sev1, the login page is down for everyone';
+
+/** Presses the first chord the keymap table gives `command`. */
+export async function pressCommand(page: Page, command: string): Promise<void> {
+  const key = keymapEntry(command).keys?.[0];
+  if (!key) throw new Error(`${command} has no chord`);
+  await page.keyboard.press(playwrightChord(key));
+}
+
+/**
+ * Opens the editor of `skill` on `default` as a reload does: the tab list is
+ * restored from the page's storage and the editor reopens the skill. Then
+ * moves the keyboard focus into the package text with the keymap's Focus
+ * Active Tab.
+ */
+export async function openEditor(page: Page, skill = SKILL): Promise<void> {
+  await page.evaluate((s) => {
+    const tab = { id: `editor:default:${s.namespace}/${s.name}`, kind: 'editor', title: s.name, connectionId: 'default', params: { connection: 'default', skill: s }, dirty: false, preview: false };
+    localStorage.setItem('skillbench.tabs', JSON.stringify({ state: { tabs: [tab], activeId: tab.id }, version: 1 }));
+  }, skill);
+  await page.reload();
+  await page.getByTestId('shell').waitFor();
+  await page.getByTestId('editor-monaco').locator('.monaco-editor').first().waitFor();
+  await page.getByTestId('meter-description').waitFor();
+  await pressCommand(page, 'focus.main');
+  await page.waitForFunction(() => document.activeElement?.closest('.monaco-editor') !== null);
+}
+
+/** Puts the cursor at the start of the line holding `text` with Monaco's find (keyboard only). */
+export async function goToText(page: Page, text: string): Promise<void> {
+  await page.keyboard.press('ControlOrMeta+f');
+  await page.keyboard.insertText(text);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Home');
+}
+
+/**
+ * Adds an empty activation example after the first one (an error), leaving
+ * the cursor after it. Typed as a person types: Monaco closes the quote and
+ * the second quote steps over it.
+ */
+export async function addEmptyExample(page: Page): Promise<void> {
+  await goToText(page, FIRST_EXAMPLE);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('"",');
+}
+
+/** Adds an activation example with `text` (keyboard only). */
+export async function addExample(page: Page, text: string): Promise<void> {
+  await addEmptyExample(page);
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.press('ArrowLeft');
+  await page.keyboard.type(text);
+}
+
+/** The number in the status bar's error count. */
+export async function statusErrors(page: Page): Promise<number> {
+  return Number((await page.getByTestId('status-errors').textContent())?.replace(/\D/g, '') ?? 'NaN');
+}

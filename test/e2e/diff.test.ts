@@ -1,0 +1,77 @@
+/**
+ * Journey 6 of the UI research: a cross-version diff shows the field summary;
+ * inline view, hide-unchanged and F7 work; a change of key order alone reads
+ * "No changes".
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PackageRevision, PublishOutcome } from '../../core/api/contract';
+import { openEditor, pressCommand, SKILL } from './authoring';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
+
+describe('diffs (journey 6)', () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await startApp();
+  }, E2E_SETUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('compares two versions with the field summary, inline, hide-unchanged and F7', { timeout: E2E_TIMEOUT_MS }, async () => {
+    const v1 = await app.call<PackageRevision>('packages.get', { connection: 'default', skill: SKILL });
+    const next = structuredClone(v1.package);
+    next.description = `${next.description} Also use it for incident drills.`;
+    next.tags = [...next.tags, 'drills'];
+    next.activation_examples.should_activate.push('Run a game-day drill of a full region outage');
+    next.change_reason = 'Drills';
+    const v2 = await app.call<PublishOutcome>('publish.package', { connection: 'default', skill: SKILL, text: JSON.stringify(next), base: { version: 1, etag: v1.etag }, idempotency_key: 'e2e-v2' });
+    expect(v2.version).toBe(2);
+
+    const page = await app.page(VIEWPORTS[1]);
+    await openEditor(page);
+    await page.getByTestId('editor-diff-version').click();
+    await page.getByTestId('picker-option-1').click();
+    await page.getByTestId('diff-chip').first().waitFor();
+    await expect(page.getByTestId('diff-title').textContent()).resolves.toMatch(/default v1 → draft/);
+    const chips = await page.getByTestId('diff-chip').allTextContents();
+    expect(chips).toEqual(['~description', '+1 tags', '+1 should_activate', '~change_reason']);
+    await screenshot(page, 'diff-versions-1920x1080');
+
+    // A chip jumps to its change in the draft side.
+    await page.getByTestId('diff-chip').filter({ hasText: 'should_activate' }).click();
+    const modifiedLine = () =>
+      page.evaluate(() => Number(document.querySelector('[data-testid="diff-monaco"] .editor.modified .line-numbers.active-line-number')?.textContent ?? 'NaN'));
+    const afterChip = await modifiedLine();
+    expect(afterChip).toBeGreaterThan(1);
+
+    // F7 walks the changes.
+    await page.keyboard.press('ControlOrMeta+Home');
+    await pressCommand(page, 'diff.nextChange');
+    await expect.poll(modifiedLine).toBeGreaterThan(1);
+    const first = await modifiedLine();
+    await pressCommand(page, 'diff.nextChange');
+    await expect.poll(modifiedLine).not.toBe(first);
+
+    // Inline and showing unchanged regions.
+    await page.getByTestId('diff-inline').click();
+    await expect(page.getByTestId('diff-monaco').locator('.editor.original').isVisible()).resolves.toBe(false);
+    await page.getByTestId('diff-hide-unchanged').uncheck();
+    await page.setViewportSize(VIEWPORTS[0]);
+    await screenshot(page, 'diff-inline-1280x800');
+    expect(pageErrors(page)).toEqual([]);
+  });
+
+  it('reads "No changes" when only the key order differs', { timeout: E2E_TIMEOUT_MS }, async () => {
+    const page = await app.page();
+    await openEditor(page);
+    const published = await app.call<PackageRevision>('packages.get', { connection: 'default', skill: SKILL });
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(published.package).reverse()), null, 4);
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.insertText(reordered);
+    await expect.poll(() => page.getByTestId('editor-monaco').getAttribute('data-validated-seq')).not.toBe('1');
+    await pressCommand(page, 'editor.diffPublished');
+    await expect.poll(() => page.getByTestId('diff-headline').textContent()).toBe('No changes');
+    await expect(page.getByTestId('diff-chip').count()).resolves.toBe(0);
+    await screenshot(page, 'diff-no-changes-1280x800');
+  });
+});
