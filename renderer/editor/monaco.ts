@@ -26,8 +26,17 @@ import 'monaco-editor/editor/browser/coreCommands';
 import 'monaco-editor/editor/contrib/find/browser/findController';
 import 'monaco-editor/editor/contrib/suggest/browser/suggestController';
 import 'monaco-editor/editor/common/standaloneStrings';
-// Drag-and-drop into an editor (pulled in by the diff editor) needs this service registered.
+// Services the contributions above (and the diff editor) look up; editor.main registers them through contributions left out here.
+import 'monaco-editor/editor/browser/services/inlineCompletionsService';
+import 'monaco-editor/editor/common/services/semanticTokensStylingService';
 import 'monaco-editor/editor/common/services/treeViewsDndService';
+import 'monaco-editor/editor/contrib/codelens/browser/codeLensCache';
+import 'monaco-editor/editor/contrib/documentSymbols/browser/outlineModel';
+import 'monaco-editor/editor/contrib/editorState/browser/keybindingCancellation';
+import 'monaco-editor/editor/contrib/gotoError/browser/markerNavigationService';
+import 'monaco-editor/editor/contrib/gotoSymbol/browser/symbolNavigation';
+import 'monaco-editor/editor/contrib/peekView/browser/peekView';
+import 'monaco-editor/editor/contrib/suggest/browser/suggestMemory';
 // The package's exports map names scripts only, so its two stylesheets are imported by file.
 import '../../node_modules/monaco-editor/esm/vs/base/browser/ui/codicons/codicon/codicon.css';
 import '../../node_modules/monaco-editor/esm/vs/base/browser/ui/codicons/codicon/codicon-modifiers.css';
