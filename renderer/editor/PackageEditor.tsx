@@ -111,10 +111,11 @@ export function PackageEditor({ tab, active }: TabViewProps) {
         onResult: (response) => {
           const findings = [...response.check.errors, ...response.check.warnings];
           monaco.editor.setModelMarkers(currentModel, 'skillbench', markersOf(findings, { lineCount: currentModel.getLineCount(), lineLength: (n) => currentModel.getLineLength(n) }));
-          const feedbackMs = performance.now() - editedAt;
-          useEditorStore.getState().patch(tab.id, { check: response.check, feedbackMs });
+          // The first answer includes starting the worker; only answers to edits measure feedback.
+          const feedbackMs = response.seq > 1 ? performance.now() - editedAt : undefined;
+          useEditorStore.getState().patch(tab.id, { check: response.check, ...(feedbackMs !== undefined ? { feedbackMs } : {}) });
           host.current?.setAttribute('data-validated-seq', String(response.seq));
-          host.current?.setAttribute('data-feedback-ms', feedbackMs.toFixed(1));
+          if (feedbackMs !== undefined) host.current?.setAttribute('data-feedback-ms', feedbackMs.toFixed(1));
         },
       });
       if (opened.draftId) {
@@ -314,7 +315,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
           />
           {doc?.feedbackMs !== undefined && (
             <span className="muted editor-timing" data-testid="editor-feedback-ms">
-              Validated in {doc.check ? Math.max(1, Math.round(doc.feedbackMs)) : '—'} ms
+              Last edit validated in {Math.max(1, Math.round(doc.feedbackMs))} ms
             </span>
           )}
         </aside>
