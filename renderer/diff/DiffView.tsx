@@ -77,23 +77,29 @@ export function DiffView({ tab, active }: TabViewProps) {
       ariaLabel: 'Package diff',
     });
     editorRef.current = editor;
-    const original = monaco.editor.createModel('', 'json');
-    const modified = monaco.editor.createModel('', 'json');
-    editor.setModel({ original, modified });
     return () => {
+      const model = editor.getModel();
       editor.dispose();
-      original.dispose();
-      modified.dispose();
+      model?.original.dispose();
+      model?.modified.dispose();
       editorRef.current = null;
     };
   }, []);
 
+  // Fresh models for each result: the diff editor computes its unchanged regions when its model is set.
   useEffect(() => {
     const editor = editorRef.current;
-    const model = editor?.getModel();
-    if (!editor || !model || state.state !== 'ready') return;
-    if (model.original.getValue() !== state.result.before.text) model.original.setValue(state.result.before.text);
-    if (model.modified.getValue() !== state.result.after.text) model.modified.setValue(state.result.after.text);
+    if (!editor || state.state !== 'ready') return;
+    const previous = editor.getModel();
+    if (previous && previous.original.getValue() === state.result.before.text && previous.modified.getValue() === state.result.after.text) return;
+    const original = monaco.editor.createModel(state.result.before.text, 'json');
+    const modified = monaco.editor.createModel(state.result.after.text, 'json');
+    // Keep the reader's place when a draft side changes while typing.
+    const top = previous ? editor.getModifiedEditor().getScrollTop() : 0;
+    editor.setModel({ original, modified });
+    if (previous) editor.getModifiedEditor().setScrollTop(top);
+    previous?.original.dispose();
+    previous?.modified.dispose();
   }, [state]);
 
   useEffect(() => {
