@@ -33,6 +33,12 @@ const COMMANDS: Record<string, Loader> = {
   eval: () => import('./commands/eval'),
   analyze: () => import('./commands/analyze'),
   optimize: () => import('./commands/optimize'),
+  'review create': () => import('./commands/review').then((m) => ({ command: m.createCommand })),
+  'review list': () => import('./commands/review').then((m) => ({ command: m.listCommand })),
+  'review show': () => import('./commands/review').then((m) => ({ command: m.showCommand })),
+  'review approve': () => import('./commands/review').then((m) => ({ command: m.approveCommand })),
+  'review reject': () => import('./commands/review').then((m) => ({ command: m.rejectCommand })),
+  'review publish': () => import('./commands/review').then((m) => ({ command: m.publishCommand })),
 };
 
 /** The registered command names, sorted. */
