@@ -22,6 +22,7 @@ import { EventHub } from './events';
 import { ConnectionPool, type ConnectionSource } from './pool';
 import type { Handlers, RouterSource } from './router';
 import { storeMethods } from './storeMethods';
+import { reviewMethods } from './reviewMethods';
 import { workspaceMethods } from './workspaceMethods';
 import type { WatchOptions } from '../workspace/watch';
 
@@ -46,6 +47,8 @@ export interface WorkbenchServiceOptions {
   connections?: ConnectionSource;
   /** Who the session acts as in audit records (default: the OS user name). */
   actor?: string;
+  /** The reviewer identity of this session (default: `SKILLBENCH_USER`, else git config of the workspace, else the actor). */
+  reviewer?: string;
   /** Close connections unused for this long (default 10 minutes). */
   idleMs?: number;
   /** The eval engine's implementation of the `evals.*` methods; without it they are not served. */
@@ -121,6 +124,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const handlers: Handlers = {
     ...stores,
     ...workspace.handlers,
+    ...reviewMethods({ pool, events, root: () => workspace.root(), env, fallback: options.actor ?? defaultActor(env), ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
 
     'publish.package': async (params, context) => {
       const result = await publish(params, context);

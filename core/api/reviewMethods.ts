@@ -1,0 +1,136 @@
+/**
+ * The `reviews.*` methods over the publication requests of the open
+ * workspace (`core/review/request.ts`). Publishing goes through the
+ * connection pool, so a protected connection's guard lets only an approved,
+ * unchanged request through.
+ *
+ * Node-only: reads and writes workspace files.
+ */
+import { execFileSync } from 'node:child_process';
+import { WorkbenchError } from '../errors';
+import { resolveLimits } from '../package/index';
+import {
+  approveRequest,
+  createRequest,
+  isStale,
+  listRequests,
+  publishRequest,
+  readRequest,
+  rejectRequest,
+  summaryOf,
+  viewOf,
+  type ReviewContext,
+  type ReviewFile,
+} from '../review/request';
+import type { EventHub } from './events';
+import type { ConnectionPool } from './pool';
+import type { Handlers } from './router';
+
+/** What the review methods need. */
+export interface ReviewMethodsOptions {
+  pool: ConnectionPool;
+  events: EventHub;
+  /** The open workspace root, or null. */
+  root: () => string | null;
+  /** The reviewer identity of this session; default `SKILLBENCH_USER`, else git config of the workspace, else `fallback`. */
+  reviewer?: string;
+  env: Record<string, string | undefined>;
+  fallback: string;
+}
+
+/** `SKILLBENCH_USER`, else `Name <email>` from git config in `root`, else undefined. */
+export function gitIdentity(root: string, env: Record<string, string | undefined>): string | undefined {
+  const explicit = env['SKILLBENCH_USER']?.trim();
+  if (explicit) return explicit;
+  const git = (key: string): string => {
+    try {
+      return execFileSync('git', ['config', '--get', key], { cwd: root, encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'], env: env as NodeJS.ProcessEnv }).trim();
+    } catch {
+      return '';
+    }
+  };
+  const name = git('user.name');
+  const email = git('user.email');
+  if (!name && !email) return undefined;
+  return name && email ? `${name} <${email}>` : name || email;
+}
+
+/** The handlers of the review methods. */
+export function reviewMethods(options: ReviewMethodsOptions): Handlers {
+  const { pool, events } = options;
+  const context = (): ReviewContext => {
+    const root = options.root();
+    if (!root) throw new WorkbenchError('not_found', 'no workspace is open: reviews live in its skills/reviews folder', { details: { reason: 'no_workspace' } });
+    return { root, actor: options.reviewer ?? gitIdentity(root, options.env) ?? options.fallback };
+  };
+  const view = async (ctx: ReviewContext, doc: ReviewFile) => viewOf(doc, await isStale(ctx.root, doc, resolveLimits()), ctx.actor);
+  const changed = (doc: ReviewFile) => events.emit('reviews.changed', { id: doc.id, status: doc.status });
+
+  return {
+    'reviews.list': async (params) => {
+      const ctx = context();
+      const found = await listRequests(ctx.root, resolveLimits(), params.status);
+      return { reviews: found.map(({ doc, stale }) => summaryOf(doc, stale)) };
+    },
+    'reviews.get': async (params) => {
+      const ctx = context();
+      return view(ctx, await readRequest(ctx.root, params.id));
+    },
+    'reviews.create': async (params) => {
+      const ctx = context();
+      if (params.source.kind !== 'file') throw new WorkbenchError('not_implemented', 'a request is filed from a saved workspace file: save the draft first');
+      const file = params.source.path;
+      const doc = await pool.use(params.connection, (store) =>
+        createRequest(ctx, {
+          file,
+          connection: params.connection,
+          store,
+          note: params.note,
+          ...(params.eval_run !== undefined && { eval: { run: params.eval_run, summary: null, verdict: null } }),
+        }),
+      );
+      changed(doc);
+      return view(ctx, doc);
+    },
+    'reviews.approve': async (params) => {
+      const ctx = context();
+      const doc = await approveRequest(ctx, params.id, params.comment);
+      changed(doc);
+      return view(ctx, doc);
+    },
+    'reviews.reject': async (params) => {
+      const ctx = context();
+      const doc = await rejectRequest(ctx, params.id, params.comment, 'rejected');
+      changed(doc);
+      return view(ctx, doc);
+    },
+    'reviews.requestChanges': async (params) => {
+      const ctx = context();
+      const doc = await rejectRequest(ctx, params.id, params.comment, 'changes_requested');
+      changed(doc);
+      return view(ctx, doc);
+    },
+    'reviews.publish': async (params) => {
+      const ctx = context();
+      const doc = await readRequest(ctx.root, params.id);
+      try {
+        const { request, result } = await pool.use(doc.connection, (store) => publishRequest(ctx, doc.id, store, { idempotencyKey: params.idempotency_key }));
+        changed(request);
+        return {
+          skill: { namespace: result.namespace, name: result.name },
+          outcome: result.outcome,
+          version: result.version,
+          etag: result.etag,
+          manifest_hash: result.manifest_hash,
+          audit_recorded: result.audit_recorded,
+          warnings: result.warnings,
+          replayed: result.replayed,
+          validation: result.validation,
+        };
+      } catch (error) {
+        if (error instanceof WorkbenchError && error.code === 'precondition_failed') events.emit('reviews.changed', { id: doc.id, status: 'stale' });
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The `reviews.*` methods over the direct transport: two sessions (author and
+ * reviewer) on one workspace and one protected connection. Only an approved,
+ * unchanged request publishes, and exactly the approved manifest hash.
+ */
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkbenchApiError } from '../../../../core/api/errors';
+import { openWorkbench, type Workbench } from '../../../helpers/workbench';
+
+const SKILL = { namespace: 'travel', name: 'weather-assessment' };
+const DRAFT = 'skills/packages/travel/weather-assessment.json';
+
+async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(WorkbenchApiError);
+    return error as WorkbenchApiError;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('reviews through the WorkbenchApi', () => {
+  let work: string;
+  let ws: string;
+  let alice: Workbench;
+  let bob: Workbench;
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'skillbench-reviews-api-'));
+    ws = join(work, 'ws');
+    await cp(resolve('examples/skills/packages/travel/weather-assessment.json'), join(ws, DRAFT));
+    const dataDir = join(work, 'data');
+    alice = await openWorkbench('direct', { dataDir, reviewer: 'alice' });
+    bob = await openWorkbench('direct', { dataDir, reviewer: 'bob' });
+    await alice.client['workspace.open']({ dir: ws });
+    await bob.client['workspace.open']({ dir: ws });
+    await alice.client['connections.save']({ profile: { name: 'prod', protected: true, target: { kind: 'local', dir: join(work, 'prod') } } });
+  });
+  afterAll(async () => {
+    await alice?.close();
+    await bob?.close();
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('refuses a direct publish to the protected connection', async () => {
+    const text = await readFile(join(ws, DRAFT), 'utf8');
+    const error = await failure(alice.client['publish.package']({ connection: 'prod', skill: SKILL, text, base: null, idempotency_key: 'direct-1' }));
+    expect(error.data).toMatchObject({ code: 'forbidden', details: { reason: 'protected' } });
+  });
+
+  it('an author cannot approve; a draft edited after approval is stale and publishes nothing; an unchanged one publishes the approved hash', async () => {
+    const created = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'first' });
+    expect(created).toMatchObject({ status: 'open', author: 'alice', viewer: 'alice', viewer_is_author: true, base: null, skill: SKILL });
+    expect((await failure(alice.client['reviews.approve']({ id: created.id }))).data).toMatchObject({ code: 'forbidden', details: { reason: 'own_request' } });
+    expect(await bob.client['reviews.get']({ id: created.id })).toMatchObject({ viewer_is_author: false, status: 'open' });
+    const approved = await bob.client['reviews.approve']({ id: created.id, comment: 'fine' });
+    expect(approved.approvals).toEqual([expect.objectContaining({ reviewer: 'bob', comment: 'fine', hash: created.manifest_hash, stale: false })]);
+
+    const pkg = JSON.parse(await readFile(join(ws, DRAFT), 'utf8'));
+    pkg.description = 'Changed after the approval.';
+    await writeFile(join(ws, DRAFT), JSON.stringify(pkg, null, 2));
+    expect(await bob.client['reviews.get']({ id: created.id })).toMatchObject({ status: 'stale', stale: true });
+    const stale = await failure(bob.client['reviews.publish']({ id: created.id, idempotency_key: 'rv-1' }));
+    expect(stale.data).toMatchObject({ code: 'precondition_failed', details: { reason: 'stale' } });
+    expect((await failure(bob.client['packages.get']({ connection: 'prod', skill: SKILL }))).data.code).toBe('not_found');
+
+    const second = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'second' });
+    await bob.client['reviews.approve']({ id: second.id });
+    const outcome = await bob.client['reviews.publish']({ id: second.id, idempotency_key: 'rv-2' });
+    expect(outcome).toMatchObject({ skill: SKILL, outcome: 'created', version: 1, manifest_hash: second.manifest_hash });
+    const stored = await bob.client['packages.get']({ connection: 'prod', skill: SKILL });
+    expect(stored.manifest_hash).toBe(second.manifest_hash);
+    expect(stored.package.description).toBe('Changed after the approval.');
+    const list = await alice.client['reviews.list']({ status: 'published' });
+    expect(list.reviews.map((r) => r.id)).toEqual([second.id]);
+  });
+});
