@@ -12,7 +12,7 @@ const upperLayers = {
   message: 'core/ imports nothing from evals/, electron/, renderer/ or cli/ (ARCHITECTURE.md section 1).',
 };
 const nodeOnlyCore = {
-  group: ['**/core/store/**', '**/core/admin/**', '**/core/models/**', '**/core/workspace/**', '**/core/review/**', '**/store/*', '**/admin/*', '**/models/*', '**/workspace/*', '**/review/*', '!**/models/types', '!**/store/types', '!**/store/errors'],
+  group: ['**/core/store/**', '**/core/admin/**', '**/core/models/**', '**/core/workspace/**', '**/core/review/**', '**/core/fs/**', '**/store/*', '**/admin/*', '**/models/*', '**/workspace/*', '**/review/*', '**/fs/atomic', '!**/models/types', '!**/store/types', '!**/store/errors'],
   message: 'Isomorphic modules must not import Node-only core modules (the contracts core/models/types and core/store/types are allowed).',
 };
 const noNode = nodeBuiltins.map((name) => ({

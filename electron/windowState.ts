@@ -3,7 +3,7 @@
  * in the shell's user-data folder so the next launch opens where the last one
  * closed. Reading is bounded and never creates anything: a missing, torn or
  * foreign file gives the defaults. Writing is atomic (a temporary file in the
- * same folder, flushed, then renamed over the old one), so a crash mid-save
+ * same folder, flushed, then renamed over the old one; core/fs/atomic.ts), so a crash mid-save
  * leaves the previous state or the new one, never half a file.
  *
  * Saved bounds are fitted to the displays present at launch: a window last seen
@@ -11,10 +11,8 @@
  *
  * Node-only; no Electron import (the main process passes the displays in).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomic } from '../core/fs/atomic';
 import { readFileBounded } from '../core/workspace/read';
 
 /** File name of the state in the user-data folder. */
@@ -105,21 +103,7 @@ export function fitToDisplays(state: WindowState, workAreas: readonly Rect[]): W
 export async function saveWindowState(file: string, state: WindowState): Promise<void> {
   const record = { version: 1 as const, width: Math.round(state.width), height: Math.round(state.height), maximized: state.maximized, ...(state.x !== undefined && state.y !== undefined && { x: Math.round(state.x), y: Math.round(state.y) }) };
   const text = `${JSON.stringify(stateSchema.parse(record), null, 2)}\n`;
-  await mkdir(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  try {
-    const handle = await open(temp, 'wx', 0o600);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, text, { mode: 0o600, mkdirs: true });
 }
 
 /** The state to save for a window: its normal (unmaximized) bounds and whether it is maximized. */

@@ -8,9 +8,10 @@
  * times. Entries are content-addressed files written atomically, so concurrent
  * runners and a kill mid-write never leave a torn entry.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomic } from '../core/fs/atomic';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../core/models/types';
 
 /** Bump when the key derivation or the entry format changes: old entries are then ignored. */
@@ -78,15 +79,13 @@ export class AnswerCache {
     }
   }
 
-  /** Stores `result` under `key` atomically (temp file + rename). */
+  /**
+   * Stores `result` under `key` atomically. Not flushed: an entry lost or torn by a
+   * power cut only reads as a miss, and a flush per answer would slow every run.
+   */
   async put(key: string, result: GenerateResult): Promise<void> {
-    const file = this.path(key);
-    const dir = join(this.dir, key.slice(0, 2));
-    await mkdir(dir, { recursive: true });
     const entry: CacheEntry = { format: CACHE_FORMAT, key, result, storedAt: new Date().toISOString() };
-    const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-    await writeFile(tmp, JSON.stringify(entry));
-    await rename(tmp, file);
+    await writeFileAtomic(this.path(key), JSON.stringify(entry), { mkdirs: true, durable: false });
     this.stats.writes++;
   }
 }

@@ -35,6 +35,7 @@ import { toErrorData } from '../core/api/errors';
 import type { EvalsHost, EvalsPort } from '../core/api/evalsPort';
 import type { Handler } from '../core/api/router';
 import { WorkbenchError } from '../core/errors';
+import { writeFileAtomic } from '../core/fs/atomic';
 import { openModel, priceOf, resolveModelId, safeParseModelSpec } from '../core/models/index';
 import type { ModelClient } from '../core/models/types';
 import { estimateTokens } from '../core/package/tokens';
@@ -47,7 +48,7 @@ import { AnswerCache } from './cache';
 import { planEval, type PlanResult } from './plan';
 import { renderMarkdownReport, writeHtmlReport, writeJsonReport, writeJunitReport } from './reports/index';
 import { configHash, runEval, type ModelProgress, type RunProgress } from './runner';
-import { RUN_FILES, readHeader, scanCells, writeFileAtomic } from './runFiles';
+import { RUN_FILES, readHeader, scanCells } from './runFiles';
 import type { CatalogRecord, CellRecord, EvalSummary, RunHeader } from './types';
 import type { GateOptions } from './verdict';
 

@@ -7,27 +7,15 @@
  * A kill can leave at most one torn line at the end of `cells.jsonl`: readers
  * skip it, and a resuming runner cuts it off before appending.
  */
-import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, truncate, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rm, truncate, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkbenchError } from '../core/errors';
+import { writeFileAtomic } from '../core/fs/atomic';
 import type { CellRecord, EvalSummary, RunHeader } from './types';
 
 /** File names inside a run directory. */
 export const RUN_FILES = Object.freeze({ header: 'header.json', cells: 'cells.jsonl', summary: 'summary.json', lock: 'lock' });
-
-/** Writes `text` to `file` atomically (temp file in the same folder, then rename). */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(tmp, text);
-    await rename(tmp, file);
-  } catch (error) {
-    await rm(tmp, { force: true });
-    throw error;
-  }
-}
 
 /** The header of the run in `dir`, or undefined when there is none yet. A header that does not parse is an error. */
 export async function readHeader(dir: string): Promise<RunHeader | undefined> {

@@ -13,7 +13,7 @@ import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
-import { removeStaleTemporaries, writeFileAtomic } from '../workspace/atomic';
+import { removeStaleTemporaries, writeFileAtomic } from '../fs/atomic';
 import { discoverPackages, packagesFolder } from '../workspace/discover';
 import { DraftStore, fileDraftId, hashText, isDirty, storeDraftId, type DraftRecord } from '../workspace/drafts';
 import { identityFromPath } from '../workspace/identity';

@@ -3,7 +3,8 @@
  * It is the default connection. The layout and the crash-safety rules are described
  * in docs/local-layout.md; in short:
  *
- * - every file is replaced atomically (temp file, fsync, rename, fsync of the folder);
+ * - every file is replaced atomically by core/fs/atomic.ts (temp file, fsync, rename,
+ *   fsync of the folder);
  * - the commit point of a mutation is the rename of the skill's `state.json`; immutable
  *   version files are written and flushed before it, so reads (which always start at
  *   `state.json`) never see uncommitted data;
@@ -25,7 +26,8 @@ import { verifiedManifest, verifiedResource } from './verify';
 import { StoreError, isStoreError } from './errors';
 import { JsonlAuditSink, publishAuditEvent } from './localAudit';
 import { LocalCatalog } from './localCatalog';
-import { fsyncAsync, fsyncDir, isErrno, readJson, readJsonSync, removeTemps, unlinkQuietly, writeAtomic } from './localFiles';
+import { fsyncDir, writeFileAtomic } from '../fs/atomic';
+import { fsyncAsync, isErrno, readJson, readJsonSync, removeTemps, unlinkQuietly } from './localFiles';
 import { idempotencyPath, replayPublication, writeIdempotencyRecord } from './localIdempotency';
 import { REBUILD_ALL, RegistryLock } from './localLock';
 import { FORMAT, availableEntry, metadataOf, type HistoryEntry, type SkillState, type VersionFile } from './localState';
@@ -392,7 +394,7 @@ class LocalStore implements SkillStore {
       await fsyncDir(join(this.dir, 'skills'));
     }
     // Not yet referenced by state.json: a leftover from a crash is simply overwritten.
-    await writeAtomic(this.versionPath(id, version), JSON.stringify(file), this.durable);
+    await writeFileAtomic(this.versionPath(id, version), JSON.stringify(file), { durable: this.durable });
 
     const entry: HistoryEntry = {
       version,
@@ -428,7 +430,7 @@ class LocalStore implements SkillStore {
       history: [...(state?.history ?? []), entry],
     };
     // The commit point.
-    await writeAtomic(this.statePath(id), JSON.stringify(next), this.durable);
+    await writeFileAtomic(this.statePath(id), JSON.stringify(next), { durable: this.durable });
     this.crashPoint('after-commit');
     // Both follow the commit and are independent: their flushes overlap.
     const [outcome] = await Promise.all([
@@ -484,7 +486,7 @@ class LocalStore implements SkillStore {
         deleted.push(v);
       }
       if (deleted.length > 0) {
-        await writeAtomic(this.statePath(id), JSON.stringify({ ...state, history }), this.durable);
+        await writeFileAtomic(this.statePath(id), JSON.stringify({ ...state, history }), { durable: this.durable });
         // After the commit the files are unreachable; a failure here only leaves garbage.
         await Promise.all(deleted.map((v) => rm(this.versionPath(id, v), { force: true }).catch(() => undefined)));
       }
@@ -567,13 +569,14 @@ class LocalStore implements SkillStore {
     await removeTemps(join(dir, 'idempotency'));
     const state = await this.readState(id).catch(() => undefined);
     const versionsDir = join(dir, 'versions');
+    await removeTemps(versionsDir);
     const files = await readdir(versionsDir).catch((): string[] => []);
     for (const f of files) {
-      const m = /^(\d+)\.json(\.tmp)?$/.exec(f);
+      const m = /^(\d+)\.json$/.exec(f);
       if (!m) continue;
       const v = Number(m[1]);
       const committed = state !== undefined && v < state.next_version && availableEntry(state, v) !== undefined;
-      if (m[2] !== undefined || !committed) await rm(join(versionsDir, f), { force: true });
+      if (!committed) await rm(join(versionsDir, f), { force: true });
     }
     await this.catalog.update(id, state && (await this.catalogEntry(id, state)));
   }

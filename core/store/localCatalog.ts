@@ -11,7 +11,8 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SkillId } from '../package/types';
 import { StoreError } from './errors';
-import { fileKey, isErrno, readJsonSync, readWithKey, removeTemps, writeAtomic } from './localFiles';
+import { writeFileAtomic } from '../fs/atomic';
+import { fileKey, isErrno, readJsonSync, readWithKey, removeTemps } from './localFiles';
 import { FORMAT } from './localState';
 import type { SkillMetadata } from './types';
 
@@ -90,7 +91,7 @@ export class LocalCatalog {
     const key = `${id.namespace}/${id.name}`;
     if (metadata) skills[key] = metadata;
     else delete skills[key];
-    await writeAtomic(path, JSON.stringify({ format: FORMAT, skills }), this.durable);
+    await writeFileAtomic(path, JSON.stringify({ format: FORMAT, skills }), { durable: this.durable });
   }
 
   /** Replaces the whole catalog with `entries`; only under the registry lock. */
@@ -105,7 +106,7 @@ export class LocalCatalog {
       skills[`${entry.namespace}/${entry.name}`] = entry;
       shards.set(path, skills);
     }
-    for (const [path, skills] of shards) await writeAtomic(path, JSON.stringify({ format: FORMAT, skills }), this.durable);
+    for (const [path, skills] of shards) await writeFileAtomic(path, JSON.stringify({ format: FORMAT, skills }), { durable: this.durable });
   }
 
   /** Drops temp files a crashed writer left in the catalog folder. */

@@ -1,23 +1,13 @@
 /**
- * File primitives of the embedded registry (see docs/local-layout.md): atomic
- * replacement, flushes, JSON reads, reads that carry the identity of the bytes
- * read, and clean-up of temp files.
+ * File primitives of the embedded registry (see docs/local-layout.md): flushes,
+ * JSON reads, reads that carry the identity of the bytes read, and clean-up of
+ * temp files. Atomic replacement is core/fs/atomic.ts.
  *
  * Node-only: uses node:fs.
  */
-import {
-  closeSync,
-  constants as fsConstants,
-  fdatasync as fdatasyncCallback,
-  fsync as fsyncCallback,
-  openSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { fdatasync as fdatasyncCallback, fsync as fsyncCallback, readFileSync, unlinkSync } from 'node:fs';
 import { open, readFile, readdir, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 export function isErrno(error: unknown, ...codes: string[]): boolean {
@@ -30,33 +20,6 @@ export function isErrno(error: unknown, ...codes: string[]): boolean {
 // dozens of them. Only the flushes (milliseconds each) go through the thread pool.
 export const fsyncAsync = promisify(fsyncCallback);
 export const fdatasyncAsync = promisify(fdatasyncCallback);
-
-export async function fsyncDir(dir: string): Promise<void> {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, fsConstants.O_RDONLY);
-    await fsyncAsync(fd);
-  } catch (error) {
-    // Some platforms (Windows) cannot open or flush a directory; the rename is still atomic there.
-    if (!isErrno(error, 'EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'EBADF')) throw error;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/** Writes `path` so readers see either the old or the new bytes, never a torn file. */
-export async function writeAtomic(path: string, data: string, durable = true): Promise<void> {
-  const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeFileSync(fd, data);
-    if (durable) await fsyncAsync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  if (durable) await fsyncDir(dirname(path));
-}
 
 /** Identity of one version of a file: writers always rename a new inode into place. */
 export function fileKey(s: { ino: bigint; size: bigint; mtimeNs: bigint }): string {

@@ -16,7 +16,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
-import { isTemporaryName, writeFileAtomic } from './atomic';
+import { isTemporaryName, writeFileAtomic } from '../fs/atomic';
 import { readFileBounded } from './read';
 
 /** Where a draft comes from. */

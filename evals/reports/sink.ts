@@ -4,10 +4,9 @@
  * into place only when the whole report is complete. A reader never sees a
  * half-written report, and a failed write leaves the previous one untouched.
  */
-import { randomBytes } from 'node:crypto';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { WorkbenchError } from '../../core/errors';
+import { writeFileAtomic, type AtomicOutput } from '../../core/fs/atomic';
 
 const FLUSH_AT = 1 << 20;
 
@@ -23,7 +22,7 @@ class FileSink implements ReportSink {
   private buffered = 0;
   bytes = 0;
 
-  constructor(private readonly handle: FileHandle) {}
+  constructor(private readonly out: AtomicOutput) {}
 
   async write(text: string): Promise<void> {
     this.parts.push(text);
@@ -37,45 +36,33 @@ class FileSink implements ReportSink {
     const data = Buffer.from(this.parts.join(''), 'utf8');
     this.parts = [];
     this.buffered = 0;
-    let offset = 0;
-    while (offset < data.length) {
-      const { bytesWritten } = await this.handle.write(data, offset, data.length - offset);
-      offset += bytesWritten;
-    }
+    await this.out.write(data);
     this.bytes += data.length;
   }
 }
 
 /**
- * Writes the report at `path` through `produce`, atomically: writes a temporary
- * sibling in the folder, which must exist (a missing folder is `invalid_request`
- * naming it; no parent is created), flushes it to disk and renames
- * it over `path`. Returns the number of bytes written. Any error removes the
- * temporary file and is rethrown (I/O failures as `WorkbenchError` `unavailable`).
+ * Writes the report at `path` through `produce`, atomically (core/fs/atomic.ts):
+ * streams into a temporary sibling in the folder, which must exist (a missing
+ * folder is `invalid_request` naming it; no parent is created), flushes it to
+ * disk and renames it over `path`. Returns the number of bytes written. Any
+ * error removes the temporary file and is rethrown (I/O failures as
+ * `WorkbenchError` `unavailable`).
  */
 export async function writeReportFile(path: string, produce: (sink: ReportSink) => Promise<void>): Promise<number> {
-  const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  let handle: FileHandle | undefined;
+  let started = false;
   try {
-    try {
-      handle = await open(tmp, 'wx');
-    } catch (error) {
-      const code = (error as { code?: unknown }).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') throw new WorkbenchError('invalid_request', `cannot write the report ${path}: the folder ${dir} does not exist`, { cause: error });
-      throw error;
-    }
-    const sink = new FileSink(handle);
-    await produce(sink);
-    await sink.flush();
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(tmp, path);
-    return sink.bytes;
+    return await writeFileAtomic(path, async (out) => {
+      started = true;
+      const sink = new FileSink(out);
+      await produce(sink);
+      await sink.flush();
+    });
   } catch (error) {
-    if (handle) await handle.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
+    const code = (error as { code?: unknown }).code;
+    if (!started && (code === 'ENOENT' || code === 'ENOTDIR')) {
+      throw new WorkbenchError('invalid_request', `cannot write the report ${path}: the folder ${dirname(path)} does not exist`, { cause: error });
+    }
     if (error instanceof WorkbenchError) throw error;
     throw new WorkbenchError('unavailable', `could not write the report ${path}: ${(error as Error).message}`, { cause: error });
   }

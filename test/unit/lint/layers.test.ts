@@ -22,6 +22,8 @@ describe('layer lint', () => {
     ['core/package/violation.ts', "import { Redis } from 'ioredis';\nexport { Redis };\n", /no-restricted-imports.*ioredis/],
     ['core/package/violation.ts', "import { readFile } from 'node:fs/promises';\nexport { readFile };\n", /no-restricted-imports.*node:fs\/promises/],
     ['core/package/violation.ts', "import { openStore } from '../store/connect';\nexport { openStore };\n", /no-restricted-imports/],
+    ['core/report/violation.ts', "import { writeFileAtomic } from '../fs/atomic';\nexport { writeFileAtomic };\n", /no-restricted-imports.*Node-only core/],
+    ['renderer/violation.ts', "import { writeFileAtomic } from '../core/fs/atomic';\nexport { writeFileAtomic };\n", /no-restricted-imports.*Node-only core/],
     ['core/store/violation.ts', "import { plan } from '../../evals/plan';\nexport { plan };\n", /no-restricted-imports.*core\/ imports nothing/],
     ['renderer/violation.ts', 'export const e = process.env.HOME;\n', /no-restricted-globals.*process/],
     ['renderer/violation.ts', "import { WebSocketServer } from 'ws';\nexport { WebSocketServer };\n", /no-restricted-imports.*ws/],
@@ -34,6 +36,7 @@ describe('layer lint', () => {
   it.each([
     ['core/package/fine.ts', 'export const bytes = new TextEncoder().encode("x").length;\nexport const later = () => setTimeout(() => undefined, 1);\n'],
     ['core/store/fine.ts', "import { request } from 'undici';\nexport { request };\nexport const n = Buffer.byteLength('x') + Number(process.env.N ?? 0);\n"],
+    ['core/store/fine.ts', "import { writeFileAtomic } from '../fs/atomic';\nexport { writeFileAtomic };\n"],
     ['renderer/fine.ts', 'export const w = () => window.location.href + document.title;\n'],
     ['renderer/fine.ts', "import type { RunHeader } from '../evals/types';\nexport type S = RunHeader;\n"],
   ])('accepts %s', async (filePath, code) => {

@@ -225,6 +225,7 @@ describe('local registry', () => {
     const skill = join(dir, 'skills', 'ns', 'crashed');
     await writeFile(join(skill, 'versions', '2.json'), '{"torn');
     await writeFile(join(skill, 'versions', '3.json.tmp'), 'x');
+    await writeFile(join(skill, 'versions', `.3.json.${deadPid}.0a1b2c.tmp`), 'x');
     await writeFile(join(skill, 'state.json.tmp'), '{"half');
     await writeFile(join(dir, 'lock'), JSON.stringify({ pid: deadPid, host: hostname(), at: new Date().toISOString(), token: 'dead', skill: 'ns/crashed' }));
     // A mutation of another skill takes the lock over and repairs ns/crashed first.

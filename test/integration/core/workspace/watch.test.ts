@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../../../core/workspace/atomic';
+import { writeFileAtomic } from '../../../../core/fs/atomic';
 import { hashText } from '../../../../core/workspace/drafts';
 import { isNetworkFolder, watchWorkspace, type WorkspaceChange, type WorkspaceWatcher } from '../../../../core/workspace/watch';
 

@@ -1,0 +1,167 @@
+/**
+ * Atomic file replacement, the one implementation every writer uses (workspace
+ * packages, drafts, the embedded registry, run files, the answer cache and
+ * reports): the bytes go to a temporary file in the same folder, the file is
+ * flushed to the disk, renamed over the target, and the folder itself is
+ * flushed so the rename survives a power cut. A reader (or a process killed at
+ * any instant) sees the old bytes or the new ones, never a torn file. On
+ * failure the temporary file is removed and the target is untouched.
+ *
+ * Opening, renaming and closing are synchronous system calls (microseconds
+ * each, and the registry makes many of them under its lock); only the
+ * flushes and streamed writes go through the thread pool.
+ *
+ * Node-only: uses node:fs.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants as fsConstants, fsync as fsyncCallback, openSync, renameSync, unlinkSync, write as writeCallback, writeFileSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+
+const fsyncAsync = promisify(fsyncCallback);
+const writeAsync = promisify(writeCallback);
+
+/** Options of {@link writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** Permission bits of a newly written file (default 0o666 minus the umask). */
+  mode?: number;
+  /** Create missing parent folders (default false: a missing folder is an error). */
+  mkdirs?: boolean;
+  /**
+   * Flush the file and its folder before returning (default true). `false` keeps
+   * atomicity against a dying process but not against power loss.
+   */
+  durable?: boolean;
+}
+
+/** Where a streamed atomic write puts its bytes (see {@link writeFileAtomic}). */
+export interface AtomicOutput {
+  /** Appends `data` (text as UTF-8) to the temporary file. */
+  write(data: string | Uint8Array): Promise<void>;
+}
+
+/** The content of an atomic write: the bytes, or a producer that streams them. */
+export type AtomicContent = string | Uint8Array | ((out: AtomicOutput) => Promise<void>);
+
+function isErrno(error: unknown, ...codes: string[]): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && codes.includes(code);
+}
+
+/** Flushes a folder's entries (a rename); a no-op where folders cannot be opened or flushed (Windows). */
+export async function fsyncDir(dir: string): Promise<void> {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, fsConstants.O_RDONLY);
+    await fsyncAsync(fd);
+  } catch (error) {
+    if (!isErrno(error, 'EISDIR', 'EPERM', 'EACCES', 'EINVAL', 'EBADF')) throw error;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The name of a temporary file beside `path`: hidden (a leading dot, so
+ * package discovery and watchers ignore it) and unique per writer.
+ */
+export function temporaryNameFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+}
+
+/** True for a temporary file {@link writeFileAtomic} leaves behind when its process dies mid-write. */
+export function isTemporaryName(name: string): boolean {
+  return name.startsWith('.') && name.endsWith('.tmp');
+}
+
+const TEMPORARY = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return isErrno(error, 'EPERM');
+  }
+}
+
+/**
+ * Removes the temporary files of {@link writeFileAtomic} that a process killed
+ * mid-write left in `dir` (only those whose writer is no longer running), so
+ * they do not pile up in a Git folder. Returns how many were removed; a
+ * missing or unreadable folder removes nothing.
+ */
+export async function removeStaleTemporaries(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = TEMPORARY.exec(name);
+    if (!m || isAlive(Number(m[1]))) continue;
+    await rm(join(dir, name), { force: true }).catch(() => undefined);
+    removed++;
+  }
+  return removed;
+}
+
+async function writeAll(fd: number, data: string | Uint8Array): Promise<number> {
+  const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+  let offset = 0;
+  while (offset < bytes.length) {
+    const { bytesWritten } = await writeAsync(fd, bytes, offset, bytes.length - offset, null);
+    offset += bytesWritten;
+  }
+  return bytes.length;
+}
+
+/**
+ * Replaces `path` with `content` atomically (temp file, fsync, rename, fsync of
+ * the folder) and returns the number of bytes written. `content` is the bytes
+ * (text as UTF-8) or a producer that streams them through `out.write`; a
+ * producer that throws aborts the write. On any failure the temporary file is
+ * removed, `path` keeps its previous bytes, and the error is rethrown.
+ */
+export async function writeFileAtomic(path: string, content: AtomicContent, options: AtomicWriteOptions = {}): Promise<number> {
+  const durable = options.durable ?? true;
+  if (options.mkdirs) await mkdir(dirname(path), { recursive: true });
+  const tmp = temporaryNameFor(path);
+  let fd: number | undefined;
+  let bytes = 0;
+  try {
+    fd = openSync(tmp, 'wx', options.mode ?? 0o666);
+    const out = fd;
+    if (typeof content === 'function') {
+      await content({ write: async (data) => void (bytes += await writeAll(out, data)) });
+    } else {
+      writeFileSync(out, content);
+      bytes = typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength;
+    }
+    if (durable) await fsyncAsync(out);
+    closeSync(out);
+    fd = undefined;
+    renameSync(tmp, path);
+  } catch (error) {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // Already failing: the original error is the one to report.
+      }
+    }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // Never created, or already gone.
+    }
+    throw error;
+  }
+  if (durable) await fsyncDir(dirname(path));
+  return bytes;
+}
