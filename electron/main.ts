@@ -12,16 +12,19 @@
  * Built by `scripts/build-electron.mjs` into `dist/electron/main.mjs` (with
  * `preload.cjs` beside it); `npm start` builds and launches it.
  */
-import { BrowserWindow, Menu, app, ipcMain, protocol, screen, session, type WebContents } from 'electron';
+import { BrowserWindow, Menu, app, ipcMain, protocol, safeStorage, screen, session, type WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router } from '../core/api/router';
 import { createWorkbenchService, secretRedactor, type WorkbenchService } from '../core/api/service';
+import { ConnectionManager } from '../core/connections/manager';
+import { appDataDir } from '../core/store/connect';
 import { createEvalsPort } from '../evals/port';
 import { APP_ENTRY, APP_ORIGIN, APP_SCHEME, handleAppRequest } from './appProtocol';
 import { hardenContents, hardenSession } from './hardening';
 import { sendEvent, serveIpc, type IpcTransportHost } from './ipc';
 import { menuTemplate } from './menu';
+import { desktopSecretStore } from './secrets';
 import { MIN_SIZE, WINDOW_STATE_FILE, fitToDisplays, loadWindowState, saveWindowState, stateOf, type WindowState } from './windowState';
 
 /** `dist/electron`, where this bundle and the preload live. */
@@ -131,7 +134,10 @@ function installMenu(shell: Shell): void {
 
 async function start(): Promise<void> {
   await app.whenReady();
-  const service = createWorkbenchService({ host: 'electron', version: app.getVersion(), env: process.env, evals: createEvalsPort() });
+  const dataDir = appDataDir(process.env);
+  const secrets = await desktopSecretStore(dataDir, process.env, safeStorage, process.platform);
+  const connections = new ConnectionManager({ dataDir, env: process.env, secrets });
+  const service = createWorkbenchService({ host: 'electron', version: app.getVersion(), env: process.env, dataDir, connections, evals: createEvalsPort() });
   const router = new Router(service, {
     redact: secretRedactor(process.env),
     onInternalError: (method, error) => log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),

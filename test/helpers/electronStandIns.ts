@@ -178,6 +178,26 @@ export interface ElectronModuleOptions {
   /** What `requestSingleInstanceLock` answers (default true). */
   lock?: boolean;
   displays?: Rect[];
+  /** Whether the stand-in `safeStorage` can encrypt (default true). */
+  encryption?: boolean;
+}
+
+/**
+ * A stand-in for Electron's `safeStorage`: a reversible transform (each byte
+ * XORed, behind a marker) so a test can tell its output from plain text and from
+ * the AES-GCM file sealer's, with no keychain.
+ */
+export function safeStorageStandIn(available = true) {
+  const flip = (b: Buffer) => Buffer.from(b.map((x) => x ^ 0x5a));
+  return {
+    isEncryptionAvailable: () => available,
+    getSelectedStorageBackend: () => 'gnome_libsecret',
+    encryptString: (plain: string) => Buffer.concat([Buffer.from('stand-in:'), flip(Buffer.from(plain, 'utf8'))]),
+    decryptString: (sealed: Buffer) => {
+      if (!sealed.subarray(0, 9).equals(Buffer.from('stand-in:'))) throw new Error('Error while decrypting the ciphertext provided to safeStorage.decryptString.');
+      return flip(sealed.subarray(9)).toString('utf8');
+    },
+  };
 }
 
 /**
@@ -237,6 +257,7 @@ export function electronModuleStandIn(options: ElectronModuleOptions) {
       registerSchemesAsPrivileged: (schemes: Electron.CustomScheme[]) => calls.push(`registerSchemesAsPrivileged ${JSON.stringify(schemes)}`),
       handle: (scheme: string, handler: (request: Request) => Promise<Response>) => void protocolHandlers.set(scheme, handler),
     },
+    safeStorage: safeStorageStandIn(options.encryption ?? true),
     screen: {
       getPrimaryDisplay: () => ({ workArea: displays[0] }),
       getAllDisplays: () => displays.map((workArea) => ({ workArea })),

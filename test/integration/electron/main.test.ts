@@ -8,7 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +96,26 @@ describe('electron/main (built) with a stand-in electron module', () => {
     expect(page.result.items.map((i) => i.name)).toContain('weather-assessment');
     renderer.frame = { url: 'app://workbench/index.html', parent: window.webContents.mainFrame };
     expect(await renderer.invoke(IPC_CALL_CHANNEL, 'app.info', {})).toMatchObject({ ok: false, error: { code: 'forbidden', status: 403 } });
+  });
+
+  it('seals saved connection secrets with safeStorage, and never writes them in the clear', async () => {
+    const window = await launch();
+    const renderer = new IpcRendererStandIn(env.ipcMain, window.webContents);
+    const marker = 'desktop-marker-token-7f3a9c';
+    const saved = (await renderer.invoke(IPC_CALL_CHANNEL, 'connections.save', {
+      profile: { name: 'viewer', target: { kind: 'http', url: 'http://127.0.0.1:9/api/v1/skills', auth: 'bearer' } },
+      secrets: { token: marker },
+    })) as { ok: boolean };
+    expect(saved.ok).toBe(true);
+    const listed = (await renderer.invoke(IPC_CALL_CHANNEL, 'connections.list', {})) as { result: { secret_protection: string } };
+    expect(listed.result.secret_protection).toBe('os-keychain');
+    const file = JSON.parse(await readFile(join(dir, 'home', 'connections', 'secrets.json'), 'utf8')) as { key: string; sealed: string };
+    expect(file.key).toBe('os');
+    expect(Buffer.from(file.sealed, 'base64').subarray(0, 9).toString()).toBe('stand-in:');
+    for (const name of await readdir(join(dir, 'home'), { recursive: true })) {
+      const path = join(dir, 'home', name);
+      if ((await stat(path)).isFile()) expect(await readFile(path, 'utf8'), name).not.toContain(marker);
+    }
   });
 
   it('hardens every window it creates: navigation off the app origin is prevented', async () => {
