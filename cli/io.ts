@@ -10,6 +10,8 @@ export interface CliIo {
   env: NodeJS.ProcessEnv;
   /** True when stderr is a terminal (progress bars, colour). */
   isTTY: boolean;
+  /** Removes the command line's known secrets from a text (stdout and stderr already pass through it); for files a command writes. */
+  redact?: (text: string) => string;
 }
 
 /** The real process streams. */

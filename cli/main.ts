@@ -4,6 +4,7 @@
  */
 import { EXIT, UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, processIo, say } from './io';
+import { redactingIo } from './redactIo';
 import { WorkbenchError } from '../core/errors';
 
 /** A CLI command: parses its own arguments, returns an exit code. */
@@ -59,7 +60,9 @@ async function help(io: CliIo): Promise<void> {
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<number> {
+  // Every byte the command writes passes the redactor: keys, tokens and passwords never reach the terminal.
+  const io = redactingIo(rawIo, argv);
   // `--debug` may stand anywhere; it only adds the stack of an unexpected error.
   const debug = argv.includes('--debug');
   const [first, ...rest] = argv.filter((a) => a !== '--debug');

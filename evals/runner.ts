@@ -30,6 +30,7 @@ import type { SkillRegistryReader } from '../core/store/types';
 import { Aggregator } from './aggregate';
 import { cachedModel, type AnswerCache, type CacheStats } from './cache';
 import { AdaptiveLimiter } from './limiter';
+import { redactValue } from '../core/redact';
 import { CellWriter, RUN_FILES, cutTornTail, lockRunDir, readHeader, scanCells, writeHeader, writeSummary } from './runFiles';
 import type { EvalCase } from './suite';
 import type { CaseInfo, CatalogRecord, CellRecord, EvalSummary, ModelInfo, RunHeader, VariantInfo } from './types';
@@ -85,6 +86,11 @@ export interface RunEvalOptions {
   gates?: GateOptions;
   /** Options of each provider's limiter besides its maximum (tests shorten the cool-down). */
   limiter?: { cooldownMs?: number; baseDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Removes secrets from every text of a cell before it is recorded (core/redact.ts):
+   * an error message or a trace may quote what a provider echoed.
+   */
+  redact?: (text: string) => string;
 }
 
 /** One model's share of a run's progress: its column of the matrix. */
@@ -513,6 +519,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
         };
       }
       if (cell.outcome === 'error' && cell.latency_ms === 0) cell.latency_ms = Math.round(performance.now() - started);
+      if (options.redact) cell = redactValue(cell, options.redact);
       await writer!.append(cell);
       aggregator.add(cell);
       count(m, cell, false);

@@ -273,6 +273,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
         ...(values.out !== undefined && { runDir: resolve(io.cwd, values.out) }),
         ...(cache && { cache }),
         gates,
+        ...(io.redact && { redact: io.redact }),
         stopSignal: stop.signal,
         signal: hard.signal,
       },

@@ -5,6 +5,7 @@
  * redacted: an API key or an Authorization header never survives into them.
  */
 import { WorkbenchError } from '../errors';
+import { redactUrls } from '../redact';
 import { parseRetryAfter } from '../retry';
 import type { ModelAttempt, ModelErrorKind } from './types';
 
@@ -372,7 +373,8 @@ export function redactSecrets(text: string, secrets: readonly string[] = []): st
     // Very short values would blank out ordinary words; real keys are long.
     if (secret.length >= 6) out = out.split(secret).join('[redacted]');
   }
-  return out.replace(KEY_VALUE, '$1[redacted]').replace(BEARER, 'Bearer [redacted]').replace(KEY_SHAPED, '[redacted]');
+  // URL passwords (a base URL with user-info echoed in a fetch error) go too.
+  return redactUrls(out).replace(KEY_VALUE, '$1[redacted]').replace(BEARER, 'Bearer [redacted]').replace(KEY_SHAPED, '[redacted]');
 }
 
 function truncate(text: string, max: number): string {

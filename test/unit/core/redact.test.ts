@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { createRedactor, redactAuthText, redactUrls, redactValue, secretsFromEnv, secretsOfUrl } from '../../../core/redact';
+
+describe('core/redact', () => {
+  it('hides URL passwords (a lone user-info whole) and secret query values, keeping users and hosts', () => {
+    expect(redactUrls('GET http://alice:s3cr%40t@host:8080/v1 failed')).toBe('GET http://alice:***@host:8080/v1 failed');
+    expect(redactUrls('redis://onlypassword@127.0.0.1:6379/0')).toBe('redis://***@127.0.0.1:6379/0');
+    expect(redactUrls('see https://x.example/a?token=abc&page=2&api_key=zz')).toBe('see https://x.example/a?token=***&page=2&api_key=***');
+    expect(redactUrls('plain text, http://host/path and mail@example.com')).toBe('plain text, http://host/path and mail@example.com');
+  });
+
+  it('finds the secrets of URLs and of an environment by variable name', () => {
+    expect(secretsOfUrl('http://u:p%40ss@h/')).toEqual(['p%40ss', 'p@ss']);
+    const env = { OPENAI_API_KEY: 'key-one-123', SKILLBENCH_REGISTRY_TOKEN: 'tok-two-456', MY_VAR: 'visible', CUSTOM: 'named-789', OPENAI_BASE_URL: 'http://u:urlpass1@h/v1', HOME: '/home/x' };
+    expect(secretsFromEnv(env, ['CUSTOM']).sort()).toEqual(['key-one-123', 'named-789', 'tok-two-456', 'urlpass1', 'urlpass1'].sort());
+  });
+
+  it('replaces every known value, also percent-encoded, longest first; short values are left as words', () => {
+    const redact = createRedactor(['abc', 'pa ss/word!', 'pa ss/word!-longer']);
+    expect(redact('x pa ss/word!-longer y pa%20ss%2Fword!z abc')).toBe('x *** y ***z abc');
+    redact.add('late-secret');
+    expect(redact('a late-secret b')).toBe('a *** b');
+  });
+
+  it('removes credentials by shape from a host-written text, and walks plain values', () => {
+    expect(redactAuthText('refused Authorization: Bearer abcdef123456 and api_key=xyz987654')).toBe('refused Authorization: *** and api_key=***');
+    expect(redactValue({ a: ['http://u:pw@h'], n: 1 }, redactUrls)).toEqual({ a: ['http://u:***@h'], n: 1 });
+  });
+});
