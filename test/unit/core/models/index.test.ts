@@ -23,8 +23,12 @@ describe('openModel', () => {
   });
 
   it('parses every spec before opening any', async () => {
-    const failure = await openModels(['baseline:lexical', 'groq:'], { env: {} }).catch((e: unknown) => e);
+    // Opening the first spec would fail (its alias has no mapping); the parse error of the second must come first.
+    const failure = await openModels(['openai-compatible:http://127.0.0.1:1/v1#fast', 'groq:'], { env: {} }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ModelSpecError);
+    expect((failure as Error).message).toContain("'groq:'");
+    expect((failure as Error).message).not.toContain('TRUVAG3_OPENAI_COMPATIBLE_MODEL_FAST');
+    expect((failure as ModelSpecError).position).toBe(5);
   });
 });
 

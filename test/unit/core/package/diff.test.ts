@@ -198,8 +198,20 @@ describe('diffSequences', () => {
     );
   });
 
-  it('exports its default bound', () => {
-    expect(MAX_DIFF_EDITS).toBe(4000);
+  it('computes exactly up to its default bound of edits and replaces the middle whole beyond it', () => {
+    // Disjoint sequences of n items each are 2n edits apart.
+    const n = MAX_DIFF_EDITS / 2;
+    const a = Array.from({ length: n + 1 }, (_, i) => i);
+    const b = Array.from({ length: n + 1 }, (_, i) => -1 - i);
+    expect(diffSequences(a.slice(0, n), b.slice(0, n)).exact).toBe(true);
+    const over = diffSequences(a, b);
+    expect(over.exact).toBe(false);
+    expect(over.runs).toEqual([
+      { op: 'delete', aStart: 0, aEnd: n + 1, bStart: 0, bEnd: 0 },
+      { op: 'insert', aStart: n + 1, aEnd: n + 1, bStart: 0, bEnd: n + 1 },
+    ]);
+    // The bound is the default only: a caller may allow more.
+    expect(diffSequences(a, b, MAX_DIFF_EDITS + 2).exact).toBe(true);
   });
 });
 
