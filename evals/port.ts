@@ -50,6 +50,7 @@ import { renderMarkdownReport, writeHtmlReport, writeJsonReport, writeJunitRepor
 import { configHash, runEval, type ModelProgress, type RunProgress } from './runner';
 import { RUN_FILES, readHeader, scanCells } from './runFiles';
 import type { CatalogRecord, CellRecord, EvalSummary, RunHeader } from './types';
+import { optimizeHandlers, type LiveOptimize } from './optimizePort';
 import type { GateOptions } from './verdict';
 
 type EvalRequest = WorkbenchParsedParams['evals.start'];
@@ -152,6 +153,7 @@ function priceOfSpec(spec: string, env: Record<string, string | undefined>): { i
 /** Creates the engine's implementation of the `evals.*` methods. */
 export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
   const live = new Map<string, LiveRun>();
+  const optimizing = new Map<string, LiveOptimize>();
   const tickMs = options.tickMs ?? 100;
   const open = options.openModel ?? openModel;
 
@@ -161,7 +163,9 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
         run.stop.abort();
         run.hard.abort();
       }
+      for (const run of optimizing.values()) run.abort.abort();
       await Promise.allSettled([...live.values()].map((r) => r.done));
+      await Promise.allSettled([...optimizing.values()].map((r) => r.done));
     },
 
     handlers(host: EvalsHost) {
@@ -598,7 +602,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
           }
         },
       };
-      return handlers;
+      return { ...handlers, ...optimizeHandlers(host, optimizing, { tickMs, openModel: open }) };
     },
   };
 }

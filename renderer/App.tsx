@@ -5,13 +5,14 @@
 import { catalogModule } from './catalog/module';
 import { connectionsModule } from './connections/module';
 import { diffModule } from './diff/index';
+import { authoringModule } from './optimize/index';
 import { editorModule } from './editor/index';
 import { publishModule } from './publish/index';
 import { Shell } from './shell/Shell';
 import { createRegistry, RegistryContext } from './shell/views';
 import { versionsModule } from './versions/module';
 
-const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule]);
+const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, authoringModule]);
 
 export function App() {
   return (

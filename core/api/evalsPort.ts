@@ -12,8 +12,8 @@ import type { SkillStore } from '../store/types';
 import type { WorkbenchEvent, WorkbenchEvents, WorkbenchMethod } from './contract';
 import type { Handler } from './router';
 
-/** The methods an evals port serves. */
-export type EvalsMethod = Extract<WorkbenchMethod, `evals.${string}`>;
+/** The methods an evals port serves: evaluations and the description optimizer. */
+export type EvalsMethod = Extract<WorkbenchMethod, `evals.${string}` | `optimize.${string}`>;
 
 /** A draft as the evals port reads it: its text, identity and the workspace file it was opened from. */
 export interface EvalsDraft {

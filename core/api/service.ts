@@ -13,6 +13,7 @@ import { WorkbenchError } from '../errors';
 import { describeProviders, safeParseModelSpec } from '../models/index';
 import { redactSecrets } from '../models/errors';
 import { appDataDir } from '../store/connect';
+import { advisorAnalyze } from './advisorMethods';
 import { CatalogScans } from './catalogScan';
 import type { AppInfo, ConnectionProfile, ConnectionView, ProviderView, WorkbenchResults } from './contract';
 import { EVENT_NAMES } from './contract';
@@ -160,6 +161,8 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
       if (!parsed.success) return { spec, ok: false, isBaseline: false, error: toErrorData(parsed.error, { redact }) };
       return { spec, ok: true, isBaseline: parsed.output.kind === 'baseline' };
     },
+
+    'advisor.analyze': advisorAnalyze(env),
   };
 
   if (options.evals) {

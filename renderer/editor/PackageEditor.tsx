@@ -228,6 +228,8 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     'editor.diffVersion': { enabled: () => (doc?.base ? true : 'Nothing is published yet'), run: () => actions.pickVersion() },
     'editor.diffConnection': () => actions.pickConnection(),
     'editor.publish': { enabled: () => publishBlocked ?? true, run: () => actions.publish() },
+    'editor.improveDescription': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.improve() },
+    'editor.analyze': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.analyze() },
   });
 
   useTabPersistence(tab.id, {
@@ -269,6 +271,12 @@ export function PackageEditor({ tab, active }: TabViewProps) {
         </button>
         <button type="button" className="btn small" title="Diff against the same skill on another connection" onClick={() => actions.pickConnection()} data-testid="editor-diff-connection">
           Diff @…
+        </button>
+        <button type="button" className="btn small" disabled={!doc} title="Rewrite the description and keep it only on a proven held-out gain" onClick={() => actions.improve()} data-testid="editor-improve">
+          Improve description
+        </button>
+        <button type="button" className="btn small" disabled={!doc} title="Ask the authoring advisor for advice and proposals" onClick={() => actions.analyze()} data-testid="editor-analyze">
+          Analyze
         </button>
         <button
           type="button"

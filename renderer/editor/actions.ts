@@ -1,6 +1,6 @@
 /**
  * What the editor's toolbar and commands start outside the editor: diffs of
- * the draft and publishing it. The diff and publish modules install their
+ * the draft, publishing it, and the authoring panels (improve, analyze). The diff and publish modules install their
  * implementations here, so the editor never imports them and runs without them.
  */
 import type { SkillId } from '../../core/package/types';
@@ -22,6 +22,8 @@ export interface EditorActionImpls {
   pickVersion?: (editor: EditorRef) => void;
   pickConnection?: (editor: EditorRef) => void;
   publish?: (editor: EditorRef) => void;
+  improve?: (editor: EditorRef) => void;
+  analyze?: (editor: EditorRef) => void;
 }
 
 const impls: EditorActionImpls = {};
@@ -42,5 +44,7 @@ export function editorActions(editor: EditorRef) {
     pickVersion: () => (impls.pickVersion ? impls.pickVersion(editor) : missing('The diff view')),
     pickConnection: () => (impls.pickConnection ? impls.pickConnection(editor) : missing('The diff view')),
     publish: () => (impls.publish ? impls.publish(editor) : missing('Publishing')),
+    improve: () => (impls.improve ? impls.improve(editor) : missing('The description optimizer')),
+    analyze: () => (impls.analyze ? impls.analyze(editor) : missing('The authoring advisor')),
   };
 }

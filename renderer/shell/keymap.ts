@@ -103,6 +103,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'editor.diffConnection', category: 'Editor', title: 'Diff Draft Against Another Connection…', when: 'editor' },
   { command: 'editor.publish', category: 'Editor', title: 'Publish Draft', keys: ['Mod+Shift+Enter'], when: 'editor' },
   { command: 'editor.analyze', category: 'Editor', title: 'Analyze with the Advisor', when: 'editor' },
+  { command: 'editor.improveDescription', category: 'Editor', title: 'Improve Description…', when: 'editor' },
 
   // diff
   { command: 'diff.nextChange', category: 'Diff', title: 'Go to Next Change', keys: ['F7'], when: 'diff' },
