@@ -128,7 +128,7 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
   const share = progress && progress.total > 0 ? Math.min(1, progress.done / progress.total) : 0;
 
   return (
-    <div className="authoring improve" data-testid="improve-panel">
+    <div className="authoring improve" data-testid="improve-panel" data-run={run?.run}>
       <p className="muted">
         Rewrites the catalog description of <strong>{editor.skill.namespace}/{editor.skill.name}</strong> against the competing catalog of @{editor.connection}, scores each candidate on
         train cases on every model, and proposes the winner only when held-out cases prove it better.
