@@ -14,6 +14,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   optimize: () => import('./optimize'),
   api: () => import('./api'),
   editor: () => import('./editor'),
+  workspace: () => import('./workspace'),
 };
 
 const only = process.argv.slice(2);
