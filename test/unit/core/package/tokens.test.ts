@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { estimateTokens, TOKEN_ESTIMATOR, utf8Bytes } from '../../../../core/package/tokens';
+import { readFile } from 'node:fs/promises';
+import { estimateTokens, utf8Bytes } from '../../../../core/package/tokens';
+import { validatePackage } from '../../../../core/package/validate';
 
 describe('utf8Bytes', () => {
   it('agrees with TextEncoder for any string, lone surrogates included', () => {
@@ -37,7 +39,16 @@ describe('estimateTokens', () => {
     expect(estimateTokens(0)).toBe(0);
   });
 
-  it('names the V1 estimator', () => {
-    expect(TOKEN_ESTIMATOR).toEqual({ name: 'truvag3-canonical', version: 'v1' });
+  it('is the estimator every validation result names, as the guide\'s example answer does', async () => {
+    const text = await readFile(new URL('../../../../examples/skills/packages/travel/weather-assessment.json', import.meta.url), 'utf8');
+    const check = validatePackage(JSON.parse(text));
+    // Guide section 5.2's validation answer: metrics.token_estimator is {name: truvag3-canonical, version: v1}.
+    expect(check.metrics.token_estimator).toEqual({ name: 'truvag3-canonical', version: 'v1' });
+    expect(check.metrics.manifest_tokens).toBeGreaterThan(0);
+    // The manifest tokens are this estimator's reading of the manifest bytes (about 3.5 bytes a token).
+    expect(check.metrics.manifest_tokens).toBe(Math.ceil(check.metrics.manifest_bytes / 3.5));
+    // A returned result cannot change the estimator every later result names.
+    (check.metrics.token_estimator as { name: string }).name = 'changed';
+    expect(validatePackage(JSON.parse(text)).metrics.token_estimator.name).toBe('truvag3-canonical');
   });
 });
