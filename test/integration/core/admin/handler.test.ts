@@ -224,8 +224,12 @@ describe('admin handler over a local registry', () => {
 
     it('does not store anything', async () => {
       const ns = fresh();
-      await call(host, 'POST', `${BASE}/${ns}/skill/validate`, { headers: JSON_TYPE, body: pkg('nostore') });
+      const validated = await call(host, 'POST', `${BASE}/${ns}/skill/validate`, { headers: JSON_TYPE, body: pkg('nostore') });
+      // The package was read and judged valid, and still nothing was stored.
+      expect(validated.status).toBe(200);
+      expect(validated.json.validation.valid).toBe(true);
       expect((await call(host, 'GET', `${BASE}/${ns}/skill`)).status).toBe(404);
+      expect((await call(host, 'GET', `${BASE}/${ns}/skill/versions`)).status).toBe(404);
     });
   });
 
