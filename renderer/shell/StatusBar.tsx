@@ -17,6 +17,19 @@ function formatCount(n: number): string {
   return n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
+/**
+ * The error glyph as inline SVG: a circled cross that does not depend on the
+ * fonts installed (U+24E7 is missing from common Linux font sets).
+ */
+function ErrorIcon() {
+  return (
+    <svg className="status-icon" data-testid="status-error-icon" width="12" height="12" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <circle cx="8" cy="8" r="6.5" fill="none" stroke="currentColor" strokeWidth="1.5" />
+      <path d="M5.5 5.5l5 5M10.5 5.5l-5 5" stroke="currentColor" strokeWidth="1.5" strokeLinecap="round" />
+    </svg>
+  );
+}
+
 function MeterItem({ meter }: { meter: Meter }) {
   const share = meter.limit > 0 ? meter.used / meter.limit : 0;
   const level = share > 1 ? 'red' : share >= 0.8 ? 'amber' : '';
@@ -68,7 +81,7 @@ export function StatusBar() {
       {status?.problems && (
         <span className="status-item" data-testid="status-problems" title={`${status.problems.errors} errors, ${status.problems.warnings} warnings`}>
           <span className={status.problems.errors ? 'err' : undefined} data-testid="status-errors">
-            ⓧ {status.problems.errors}
+            <ErrorIcon /> {status.problems.errors}
           </span>
           <span className={status.problems.warnings ? 'warn' : undefined} data-testid="status-warnings">
             ⚠ {status.problems.warnings}

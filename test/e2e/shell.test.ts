@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
+import { addEmptyExample, openEditor, statusErrors } from './authoring';
+import { E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
 
 describe('the workbench in Chromium', () => {
   let app: App;
@@ -37,5 +38,22 @@ describe('the workbench in Chromium', () => {
       await screenshot(page, `catalog-examples-${viewport.width}x${viewport.height}`);
       expect(pageErrors(page)).toEqual([]);
     }
+  });
+
+  it('draws the status bar\'s error glyph without relying on the installed fonts', { timeout: E2E_TIMEOUT_MS }, async () => {
+    const page = await app.page();
+    await openEditor(page);
+    await addEmptyExample(page);
+    await expect.poll(() => statusErrors(page)).toBe(1);
+    const icon = page.getByTestId('status-error-icon');
+    await icon.waitFor();
+    const box = await icon.boundingBox();
+    expect(box?.width).toBeGreaterThan(8);
+    expect(box?.height).toBeGreaterThan(8);
+    // The circle and the cross are drawn, not a font's missing-glyph box.
+    await expect(icon.locator('circle').count()).resolves.toBe(1);
+    await screenshot(page, 'status-problems-1280x800');
+    await page.getByTestId('status-bar').screenshot({ path: (await screenshot(page, 'status-problems-1280x800')).replace(/\.png$/, '-bar.png') });
+    expect(pageErrors(page)).toEqual([]);
   });
 });
