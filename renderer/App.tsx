@@ -8,11 +8,12 @@ import { diffModule } from './diff/index';
 import { authoringModule } from './optimize/index';
 import { editorModule } from './editor/index';
 import { publishModule } from './publish/index';
+import { reviewsModule } from './reviews/index';
 import { Shell } from './shell/Shell';
 import { createRegistry, RegistryContext } from './shell/views';
 import { versionsModule } from './versions/module';
 
-const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, authoringModule]);
+const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, authoringModule, reviewsModule]);
 
 export function App() {
   return (

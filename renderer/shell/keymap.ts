@@ -115,6 +115,12 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'merge.nextConflict', category: 'Merge', title: 'Go to Next Conflict', keys: ['F7'], when: 'merge' },
   { command: 'merge.previousConflict', category: 'Merge', title: 'Go to Previous Conflict', keys: ['Shift+F7'], when: 'merge' },
   { command: 'merge.complete', category: 'Merge', title: 'Complete Merge and Publish', keys: ['Mod+Shift+Enter'], when: 'merge' },
+
+  // review
+  { command: 'review.nextField', category: 'Review', title: 'Next Changed Field', keys: [']'], when: 'review' },
+  { command: 'review.previousField', category: 'Review', title: 'Previous Changed Field', keys: ['['], when: 'review' },
+  { command: 'review.toggleViewed', category: 'Review', title: 'Mark Field as Viewed', keys: ['V'], when: 'review' },
+  { command: 'review.approve', category: 'Review', title: 'Approve Request', keys: ['Mod+Enter'], when: 'review' },
 ];
 
 /** A human label for a scope, as the help sheet groups rows. */

@@ -1,0 +1,14 @@
+/**
+ * The reviews area: the requests list in the sidebar and the `review` tab.
+ */
+import type { ViewModule } from '../shell/views';
+import { ReviewsPanel } from './ReviewsPanel';
+import { ReviewView } from './ReviewView';
+
+export { openReview } from './open';
+
+export const reviewsModule: ViewModule = {
+  id: 'reviews',
+  activities: [{ id: 'reviews', title: 'Reviews', icon: '✓', order: 30, panel: ReviewsPanel }],
+  tabViews: [{ kind: 'review', scope: 'review', component: ReviewView, icon: '✓' }],
+};
