@@ -168,74 +168,12 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
             <span style={{ width: `${(progress.phase === 'done' ? 1 : share) * 100}%` }} />
           </div>
           <span className="muted">
-            <SafeText text={progress.message} />
+            {/* Once finished, the verdict below says it. */}
+            <SafeText text={report ? `${run?.candidates.length ?? 0} candidates, ${report.rounds.length} round${report.rounds.length === 1 ? '' : 's'}, seed ${report.seed}` : progress.message} />
             {progress.total > 0 && progress.phase !== 'done' ? ` · ${progress.done}/${progress.total} cells` : ''}
           </span>
         </div>
       )}
-      {(candidates.length > 0 || report) && (
-        <table className="authoring-table" data-testid="improve-candidates">
-          <thead>
-            <tr>
-              <th>Candidate</th>
-              <th>Description</th>
-              {modelList.map((m) => (
-                <th key={m} className="num">
-                  {m}
-                </th>
-              ))}
-              <th className="num">Catalog</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report && (
-              <tr className="original">
-                <td>original</td>
-                <td className="desc">
-                  <SafeText text={report.original.description} />
-                </td>
-                {modelList.map((m) => (
-                  <td key={m} className="num">
-                    {scoreOf(report.original.train, m)}
-                  </td>
-                ))}
-                <td className="num">{report.original.catalog_tokens} tok</td>
-              </tr>
-            )}
-            {candidates.map((c) => (
-              <tr key={c.id} className={`${c.status}${report?.best?.candidate === c.id ? ' best' : ''}`} data-testid={`improve-candidate-${c.id}`}>
-                <td>
-                  {c.id}
-                  {report?.best?.candidate === c.id && <span className="badge ok">best</span>}
-                </td>
-                <td className="desc">
-                  <SafeText text={c.description} />
-                  {c.status === 'dropped' && (
-                    <div className="error-text">
-                      dropped ({c.reason}): <SafeText text={c.message ?? ''} />
-                    </div>
-                  )}
-                </td>
-                {modelList.map((m) => (
-                  <td key={m} className="num">
-                    {c.status === 'dropped' ? '—' : scoreOf(c.train, m)}
-                  </td>
-                ))}
-                <td className="num">
-                  {c.catalog_tokens !== undefined ? `${c.catalog_tokens} tok` : '—'}
-                  {c.catalog_tokens !== undefined && report ? <span className="faint"> ({c.catalog_tokens - report.original.catalog_tokens >= 0 ? '+' : ''}{c.catalog_tokens - report.original.catalog_tokens})</span> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      {run?.status === 'failed' && (
-        <div className="inline-error" role="alert" data-testid="improve-failed">
-          <SafeText text={run.error?.message ?? 'The optimizer failed.'} />
-        </div>
-      )}
-      {run?.status === 'stopped' && <div className="muted">Stopped. Run again with seed {run.seed} to reuse the recorded cells.</div>}
       {report && (
         <section className={`authoring-verdict ${report.verdict === 'proven_gain' ? 'gain' : 'none'}`} data-testid="improve-verdict" data-verdict={report.verdict}>
           <strong>{report.verdict === 'proven_gain' ? 'Proven gain on held-out cases' : 'No proven gain'}</strong>
@@ -304,6 +242,69 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
             </div>
           )}
         </section>
+      )}
+      {run?.status === 'failed' && (
+        <div className="inline-error" role="alert" data-testid="improve-failed">
+          <SafeText text={run.error?.message ?? 'The optimizer failed.'} />
+        </div>
+      )}
+      {run?.status === 'stopped' && <div className="muted">Stopped. Run again with seed {run.seed} to reuse the recorded cells.</div>}
+      {(candidates.length > 0 || report) && (
+        <table className="authoring-table" data-testid="improve-candidates">
+          <thead>
+            <tr>
+              <th>Candidate</th>
+              <th>Description</th>
+              {modelList.map((m) => (
+                <th key={m} className="num">
+                  {m}
+                </th>
+              ))}
+              <th className="num">Catalog</th>
+            </tr>
+          </thead>
+          <tbody>
+            {report && (
+              <tr className="original">
+                <td>original</td>
+                <td className="desc">
+                  <SafeText text={report.original.description} />
+                </td>
+                {modelList.map((m) => (
+                  <td key={m} className="num">
+                    {scoreOf(report.original.train, m)}
+                  </td>
+                ))}
+                <td className="num">{report.original.catalog_tokens} tok</td>
+              </tr>
+            )}
+            {candidates.map((c) => (
+              <tr key={c.id} className={`${c.status}${report?.best?.candidate === c.id ? ' best' : ''}`} data-testid={`improve-candidate-${c.id}`}>
+                <td>
+                  {c.id}
+                  {report?.best?.candidate === c.id && <span className="badge ok">best</span>}
+                </td>
+                <td className="desc">
+                  <SafeText text={c.description} />
+                  {c.status === 'dropped' && (
+                    <div className="error-text">
+                      dropped ({c.reason}): <SafeText text={c.message ?? ''} />
+                    </div>
+                  )}
+                </td>
+                {modelList.map((m) => (
+                  <td key={m} className="num">
+                    {c.status === 'dropped' ? '—' : scoreOf(c.train, m)}
+                  </td>
+                ))}
+                <td className="num">
+                  {c.catalog_tokens !== undefined ? `${c.catalog_tokens} tok` : '—'}
+                  {c.catalog_tokens !== undefined && report ? <span className="faint"> ({c.catalog_tokens - report.original.catalog_tokens >= 0 ? '+' : ''}{c.catalog_tokens - report.original.catalog_tokens})</span> : null}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
       )}
     </div>
   );
