@@ -80,9 +80,16 @@ export function ReviewView({ tab, active }: TabViewProps) {
 
   useEffect(() => {
     void reload();
-    return workbenchClient().on('reviews.changed', (event) => {
+    const api = workbenchClient();
+    const offReviews = api.on('reviews.changed', (event) => {
       if (event.id === id) void reload();
     });
+    // An edit to the draft (by anyone, on disk) can make the approval stale.
+    const offFiles = api.on('workspace.changed', () => void reload());
+    return () => {
+      offReviews();
+      offFiles();
+    };
   }, [id, reload]);
 
   const request = load.state === 'ready' ? load.request : undefined;
@@ -165,8 +172,7 @@ export function ReviewView({ tab, active }: TabViewProps) {
     <div className="review-view" ref={root} data-scope="review" tabIndex={-1} data-testid={`review-view-${id}`} data-status={r.status} data-stale={r.stale} hidden={!active}>
       <header className="review-head">
         <h2>
-          <span className="muted">Publish request</span> <span className="mono">{r.id}</span>{' '}
-          <SafeText text={`${r.skill.namespace}/${r.skill.name}`} className="mono" />{' '}
+          <span className="muted">Publish request</span> <SafeText text={`${r.skill.namespace}/${r.skill.name}`} className="mono" />{' '}
           <span className="muted">
             {r.base ? `v${r.base.version} → next` : 'new skill'} @ <SafeText text={r.connection} />
           </span>
@@ -182,6 +188,7 @@ export function ReviewView({ tab, active }: TabViewProps) {
           <span className="muted">
             you are <SafeText text={r.viewer} testId="review-viewer" />
           </span>
+          <span className="mono muted review-id">{r.id}</span>
         </div>
         {r.note && (
           <p className="review-note">
@@ -315,7 +322,7 @@ export function ReviewView({ tab, active }: TabViewProps) {
       </section>
 
       <footer className="review-actions" data-testid="review-actions">
-        <ActionButton id={r.id} testId="review-comment" label={current ? `Comment on ${current.label}` : 'Comment'} state={actions!.comment.shown && !current ? { shown: true, enabled: false, reason: 'Select a changed field to comment on' } : actions!.comment} onClick={addComment} />
+        <ActionButton id={r.id} testId="review-comment" label="Comment" state={actions!.comment.shown && !current ? { shown: true, enabled: false, reason: 'Select a changed field to comment on' } : actions!.comment} onClick={addComment} />
         <ActionButton id={r.id} testId="review-request-changes" label="Request changes" state={actions!.requestChanges} onClick={requestChanges} />
         <ActionButton id={r.id} testId="review-reject" label="Reject" state={actions!.reject} onClick={reject} />
         <ActionButton id={r.id} testId="review-approve" label="Approve" state={actions!.approve} onClick={approve} primary />

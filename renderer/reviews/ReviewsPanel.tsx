@@ -30,7 +30,13 @@ export function ReviewsPanel() {
 
   useEffect(() => {
     void refresh();
-    return workbenchClient().on('reviews.changed', () => void refresh());
+    const api = workbenchClient();
+    const offReviews = api.on('reviews.changed', () => void refresh());
+    const offFiles = api.on('workspace.changed', () => void refresh());
+    return () => {
+      offReviews();
+      offFiles();
+    };
   }, [refresh]);
 
   return (
