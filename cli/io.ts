@@ -12,6 +12,11 @@ export interface CliIo {
   isTTY: boolean;
   /** Removes the command line's known secrets from a text (stdout and stderr already pass through it); for files a command writes. */
   redact?: (text: string) => string;
+  /**
+   * stdout without the redactor, for the one line a command prints so the user
+   * can use it verbatim: `serve`'s address with this launch's access token.
+   */
+  verbatimStdout?: NodeJS.WritableStream;
 }
 
 /** The real process streams. */

@@ -36,5 +36,5 @@ function redactingStream(target: NodeJS.WritableStream, redact: Redactor): NodeJ
 /** `io` with stdout and stderr passing through a redactor of the command line's secrets, which it also returns. */
 export function redactingIo(io: CliIo, argv: readonly string[]): CliIo & { redact: Redactor } {
   const redact = createRedactor(commandLineSecrets(argv, io.env));
-  return { ...io, stdout: redactingStream(io.stdout, redact), stderr: redactingStream(io.stderr, redact), redact };
+  return { ...io, stdout: redactingStream(io.stdout, redact), stderr: redactingStream(io.stderr, redact), redact, verbatimStdout: io.stdout };
 }

@@ -24,6 +24,8 @@ export const MIN_SECRET_LENGTH = 6;
 
 /** Environment variables whose value is a secret, by name. */
 const SECRET_ENV_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?)$/i;
+/** Shell variables whose names look secret but hold the working directory. */
+const NOT_SECRET_ENV = new Set(['PWD', 'OLDPWD']);
 
 const SECRET_PARAM = /^(pass(word)?|pwd|token|secret|api[-_]?key|key|auth(orization)?|access[-_]?token|sentinel[-_]?password|sig(nature)?)$/i;
 
@@ -98,7 +100,7 @@ export function secretsFromEnv(env: Readonly<Record<string, string | undefined>>
   const out: string[] = [];
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined || value.length === 0) continue;
-    if (SECRET_ENV_NAME.test(name) || extraNames.includes(name)) out.push(value);
+    if ((SECRET_ENV_NAME.test(name) && !NOT_SECRET_ENV.has(name.toUpperCase())) || extraNames.includes(name)) out.push(value);
     if (value.includes('://')) out.push(...secretsOfUrl(value));
   }
   return out;

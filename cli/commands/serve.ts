@@ -95,7 +95,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.unavailable;
   }
   const signals = untilSignal(() => void web.close());
-  io.stdout.write(`${web.url}\n`);
+  // The address is the user's key to this launch: printed whole on stdout (never to a log), masked on stderr.
+  (io.verbatimStdout ?? io.stdout).write(`${web.url}\n`);
   if (!isLoopbackHost(host)) say(io, `skillbench serve: warning: ${host} is not a loopback address: anyone who can reach it and has the address can use the workbench`);
   say(io, `skillbench serve: the workbench is at ${web.url} (Ctrl-C stops)`);
   if (values.open) {

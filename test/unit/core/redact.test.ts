@@ -15,6 +15,10 @@ describe('core/redact', () => {
     expect(secretsFromEnv(env, ['CUSTOM']).sort()).toEqual(['key-one-123', 'named-789', 'tok-two-456', 'urlpass1', 'urlpass1'].sort());
   });
 
+  it('does not take the shell\'s working directory (PWD, OLDPWD) for a password', () => {
+    expect(secretsFromEnv({ PWD: '/home/x/project', OLDPWD: '/home/x', DB_PWD: 'db-password-1' })).toEqual(['db-password-1']);
+  });
+
   it('replaces every known value, also percent-encoded, longest first; short values are left as words', () => {
     const redact = createRedactor(['abc', 'pa ss/word!', 'pa ss/word!-longer']);
     expect(redact('x pa ss/word!-longer y pa%20ss%2Fword!z abc')).toBe('x *** y ***z abc');
