@@ -137,6 +137,16 @@ export function CatalogView({ tab, active }: TabViewProps) {
   const evaluate = useIntent('skill.evaluate');
   const history = useIntent('skill.history');
 
+  // A tab that becomes visible takes the focus, unless something inside it already has it.
+  useEffect(() => {
+    if (!active) return;
+    const timer = setTimeout(() => {
+      const panel = scope.current;
+      if (panel && !panel.contains(document.activeElement)) (list.current?.element() ?? panel).focus();
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [active, scope]);
+
   // The filter applies 150 ms after the last keystroke.
   useEffect(() => {
     if (input === view.query) return;
@@ -285,10 +295,10 @@ export function CatalogView({ tab, active }: TabViewProps) {
           }}
           data-testid="catalog-search"
         />
-        <span className="muted catalog-count" data-testid="catalog-count" data-matches={rows.length} data-scanned={scan.scanned} data-complete={scan.complete}>
+        <span className="muted catalog-count" data-testid="catalog-count" data-query={view.query} data-matches={rows.length} data-scanned={scan.scanned} data-complete={scan.complete}>
           {view.query ? `${rows.length.toLocaleString('en')} of ` : ''}
           {scan.scanned.toLocaleString('en')}
-          {scan.complete ? '' : scan.total !== null ? ` read of ${scan.total.toLocaleString('en')}` : ' read so far'} skills
+          {scan.complete ? '' : scan.total !== null ? ` read of ${scan.total.toLocaleString('en')}` : ' read so far'} {(scan.total ?? scan.scanned) === 1 ? 'skill' : 'skills'}
         </span>
         {!scan.complete && !scan.loading && scan.scanned > 0 && (
           <button type="button" className="btn small" onClick={more} data-testid="catalog-scan-more">

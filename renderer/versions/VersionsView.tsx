@@ -68,7 +68,7 @@ export function deleteBlocked(v: VersionView): string | undefined {
   return undefined;
 }
 
-export function VersionsView({ tab }: TabViewProps) {
+export function VersionsView({ tab, active }: TabViewProps) {
   const connection = String(tab.params['connection'] ?? tab.connectionId ?? '');
   const skill = tab.params['skill'] as SkillId;
   const conn = useConnection(connection);
@@ -116,6 +116,17 @@ export function VersionsView({ tab }: TabViewProps) {
     'versions.loadMore': { enabled: () => (history.next === null ? 'Every version is listed' : true), run: more },
   });
 
+  // A tab that becomes visible takes the focus, unless something inside it already has it.
+  const listRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!active) return;
+    const timer = setTimeout(() => {
+      const panel = scope.current;
+      if (panel && !panel.contains(document.activeElement)) (listRef.current ?? panel).focus();
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [active, scope]);
+
   const compareState = canCompare();
   return (
     <div className="view versions-view" data-testid={`versions-${key}`}>
@@ -149,7 +160,7 @@ export function VersionsView({ tab }: TabViewProps) {
           </button>
         </div>
       )}
-      <div className="versions-list" role="listbox" aria-label="Versions" tabIndex={0} data-autofocus data-testid="versions-list">
+      <div ref={listRef} className="versions-list" role="listbox" aria-label="Versions" tabIndex={0} data-autofocus data-testid="versions-list">
         {rows.map((v, i) => {
           const blocked = deleteBlocked(v);
           const prev = previousAvailable(v);

@@ -122,8 +122,8 @@ const ERRORS = new WeakMap<Page, string[]>();
 
 /** Options of {@link startApp}. */
 export interface AppOptions {
-  /** Writes into the embedded registry before the server starts (it then seeds no examples). */
-  seed?: (store: SkillStore) => Promise<void>;
+  /** Writes into the embedded registry (at `registry`) before the server starts; it then seeds no examples. */
+  seed?: (store: SkillStore, registry: string) => Promise<void>;
   /** Extra environment for the server. */
   env?: Record<string, string>;
 }
@@ -156,7 +156,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
   if (options.seed) {
     const store = await openLocalStore(registry, { durable: false });
     try {
-      await options.seed(store);
+      await options.seed(store, registry);
     } finally {
       await store.close();
     }
