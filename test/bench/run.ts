@@ -15,6 +15,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   api: () => import('./api'),
   editor: () => import('./editor'),
   workspace: () => import('./workspace'),
+  'ui-catalog': () => import('./ui'),
 };
 
 const only = process.argv.slice(2);
