@@ -89,7 +89,8 @@ export default tseslint.config(
           patterns: [
             nodeOnlyCore,
             { group: ['**/cli/**', '**/electron/**'], message: 'The renderer talks to the backend only through the WorkbenchApi client.' },
-            { group: ['**/evals/**'], allowTypeImports: true, message: 'The renderer talks to the backend only through the WorkbenchApi client; it may import the engine\'s types (import type), never its code.' },
+            // `./evals/...` from the renderer's root is the renderer's own evaluation views, not the engine.
+            { group: ['**/evals/**', '!./evals/**'], allowTypeImports: true, message: 'The renderer talks to the backend only through the WorkbenchApi client; it may import the engine\'s types (import type), never its code.' },
           ],
         },
       ],

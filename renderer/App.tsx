@@ -7,13 +7,14 @@ import { connectionsModule } from './connections/module';
 import { diffModule } from './diff/index';
 import { authoringModule } from './optimize/index';
 import { editorModule } from './editor/index';
+import { evalsModule } from './evals/module';
 import { publishModule } from './publish/index';
 import { reviewsModule } from './reviews/index';
 import { Shell } from './shell/Shell';
 import { createRegistry, RegistryContext } from './shell/views';
 import { versionsModule } from './versions/module';
 
-const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, authoringModule, reviewsModule]);
+const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, evalsModule, authoringModule, reviewsModule]);
 
 export function App() {
   return (

@@ -1,0 +1,48 @@
+/** The sidebar list of evaluation runs, from the run folder, newest first, with live progress. */
+import { useEffect } from 'react';
+import { formatCount } from '../../core/report/format';
+import { openRunTab, openSetupTab } from './tabs';
+import { useEvalsStore } from './useEvalsStore';
+
+const STATUS_CLASS = { running: 'neutral', stopping: 'neutral', complete: 'ok', incomplete: 'warn', failed: 'err' } as const;
+
+export function RunsPanel() {
+  const runs = useEvalsStore((s) => s.runs);
+  const views = useEvalsStore((s) => s.views);
+  const error = useEvalsStore((s) => s.listError);
+  useEffect(() => {
+    void useEvalsStore.getState().refreshRuns();
+  }, []);
+  return (
+    <div className="sidebar-section eval-runs" data-testid="eval-runs">
+      <div className="section-header">
+        <span className="title">Evaluation runs</span>
+        <button type="button" className="icon-btn" title="New evaluation" aria-label="New evaluation" onClick={() => openSetupTab()} data-testid="eval-new">
+          +
+        </button>
+        <button type="button" className="icon-btn" title="Reload runs" aria-label="Reload runs" onClick={() => void useEvalsStore.getState().refreshRuns()}>
+          ↻
+        </button>
+      </div>
+      {error && <div className="inline-error">{error}</div>}
+      {runs.length === 0 && !error && <p className="muted eval-runs-empty">No run yet. Start one with “New evaluation”.</p>}
+      <ul className="eval-run-list">
+        {runs.map((r0) => {
+          const r = views[r0.run] ?? r0;
+          return (
+            <li key={r.run}>
+              <button type="button" className="eval-run-item" onClick={() => openRunTab(r.run, `${r.skills.join(', ')} · ${r.config_hash.slice(0, 8)}`)} data-testid="eval-run-item" data-run={r.run} data-status={r.status}>
+                <span className="ellipsis">{r.skills.join(', ')}</span>
+                <span className={`badge ${STATUS_CLASS[r.status]}`}>{r.status}</span>
+                <span className="faint mono">{r.config_hash.slice(0, 12)}</span>
+                <span className="faint">
+                  {formatCount(r.progress.done)}/{formatCount(r.progress.total)} · {r.models.length} model{r.models.length === 1 ? '' : 's'} · {new Date(r.started_at).toLocaleString()}
+                </span>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+/**
+ * The evaluation area of the workbench: the setup and run tabs, the runs
+ * panel, the `skill.evaluate` intent, and the one subscription to the host's
+ * evaluation events.
+ */
+import { useEffect } from 'react';
+import { useCommands } from '../shell/commands';
+import { useLayoutStore } from '../shell/useLayoutStore';
+import { useShellRoot, type ViewModule } from '../shell/views';
+import { EvalRun } from './EvalRun';
+import { EvalSetup } from './EvalSetup';
+import { RunsPanel } from './RunsPanel';
+import { RUN_KIND, SETUP_KIND, openSetupTab } from './tabs';
+import { subscribeEvals } from './useEvalsStore';
+import './evals.css';
+
+function EvalsExtension() {
+  const root = useShellRoot();
+  useEffect(() => subscribeEvals(), []);
+  useCommands(root, {
+    'evals.new': () => openSetupTab(),
+    'evals.showRuns': () => useLayoutStore.getState().setActivity('evals'),
+  });
+  return null;
+}
+
+/** The evaluation views. */
+export const evalsModule: ViewModule = {
+  id: 'evals',
+  tabViews: [
+    { kind: SETUP_KIND, scope: 'evals', component: EvalSetup, icon: '⚗' },
+    { kind: RUN_KIND, scope: 'evals', component: EvalRun, icon: '▦' },
+  ],
+  activities: [{ id: 'evals', title: 'Evaluations', icon: '⚗', order: 40, panel: RunsPanel, command: 'evals.showRuns' }],
+  extensions: [EvalsExtension],
+  intents: {
+    'skill.evaluate': ({ connection, skill }) => openSetupTab({ connection, skill: `${skill.namespace}/${skill.name}` }),
+  },
+};

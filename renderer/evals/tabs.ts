@@ -1,0 +1,26 @@
+/** Opening the evaluation tabs: one setup tab per skill, one tab per run. */
+import { focusActiveTab } from '../shell/shellFocus';
+import { useTabsStore } from '../shell/useTabsStore';
+
+/** Tab kinds of the evaluation views. */
+export const SETUP_KIND = 'evals.setup';
+export const RUN_KIND = 'evals.run';
+
+/** Opens (or focuses) the setup of an evaluation, optionally of one skill. */
+export function openSetupTab(options: { connection?: string; skill?: string } = {}): void {
+  const connection = options.connection ?? 'default';
+  useTabsStore.getState().open({
+    id: `evals.setup:${connection}:${options.skill ?? ''}`,
+    kind: SETUP_KIND,
+    title: options.skill ? `Evaluate ${options.skill}` : 'New evaluation',
+    connectionId: connection,
+    params: { connection, ...(options.skill && { skill: options.skill }) },
+  });
+  setTimeout(focusActiveTab, 0);
+}
+
+/** Opens (or focuses) a run's live and results view. */
+export function openRunTab(run: string, title?: string): void {
+  useTabsStore.getState().open({ id: `evals.run:${run}`, kind: RUN_KIND, title: title ?? `Run ${run.slice(0, 8)}`, description: `evaluation run ${run}`, params: { run } });
+  setTimeout(focusActiveTab, 0);
+}

@@ -1,0 +1,162 @@
+/**
+ * Evaluation runs as the workbench sees them: the run list (from the run
+ * folder), each run's live state (from `evals.*` events), and one
+ * {@link MatrixModel} per open run, filled from `evals.cells` and then cell by
+ * cell as `evals.progressed` events land. Every number is the host's: the
+ * runner's progress snapshot and the engine's summary; nothing is counted here
+ * except the matrix slots, which use the reports' own rules.
+ */
+import { create } from 'zustand';
+import type { EvalCell, EvalRunDetail, EvalRunView, WorkbenchClient, WorkbenchEvents } from '../api/client';
+import { workbenchClient } from '../api/client';
+import type { EvalSummary } from '../../evals/types';
+import { MatrixModel } from './matrix';
+
+/** A run opened in a tab: its header facts, summary and matrix. */
+export interface OpenRun {
+  detail: EvalRunDetail;
+  /** The engine's summary (the full type: comparisons carry their cases and intervals). */
+  summary: EvalSummary | null;
+  matrix: MatrixModel;
+  /** True once every recorded cell has been read back. */
+  loaded: boolean;
+}
+
+interface EvalsState {
+  /** Runs of the run folder, newest first. */
+  runs: EvalRunView[];
+  /** The latest view of each run the session has seen (list, events). */
+  views: Record<string, EvalRunView>;
+  /** Open runs, by id. */
+  open: Record<string, OpenRun>;
+  /** Bumped when an open run's matrix changed, by run id (a view redraws on it). */
+  ticks: Record<string, number>;
+  listError: string | null;
+  refreshRuns(): Promise<void>;
+  /** Loads a run (detail, summary and every recorded cell) into {@link EvalsState.open}. */
+  load(run: string): Promise<OpenRun>;
+  /** Reloads the detail and summary of an open run (after it finished). */
+  refreshDetail(run: string): Promise<void>;
+  /** Reloads only the summary of an open run (a live run's numbers so far). */
+  refreshSummary(run: string): Promise<void>;
+  onStarted(e: WorkbenchEvents['evals.started']): void;
+  onProgressed(e: WorkbenchEvents['evals.progressed']): void;
+  onFinished(e: WorkbenchEvents['evals.finished']): void;
+}
+
+let api: WorkbenchClient | undefined;
+const client = () => (api ??= workbenchClient());
+
+/** Uses `c` instead of the page's client (tests and benches in a browser page). */
+export function setEvalsClient(c: WorkbenchClient): void {
+  api = c;
+}
+
+/** Cells queued by events while a run's cells are still being read back. */
+const early = new Map<string, EvalCell[]>();
+const loading = new Map<string, Promise<OpenRun>>();
+
+export const useEvalsStore = create<EvalsState>((set, get) => ({
+  runs: [],
+  views: {},
+  open: {},
+  ticks: {},
+  listError: null,
+
+  async refreshRuns() {
+    try {
+      const { runs } = await client()['evals.list']();
+      const views = { ...get().views };
+      for (const r of runs) if (!views[r.run] || views[r.run]!.status !== 'running') views[r.run] = r;
+      set({ runs: runs.map((r) => views[r.run] ?? r), views, listError: null });
+    } catch (error) {
+      set({ listError: (error as Error).message });
+    }
+  },
+
+  load(run) {
+    const have = get().open[run];
+    if (have) return Promise.resolve(have);
+    const pending = loading.get(run);
+    if (pending) return pending;
+    const promise = (async () => {
+      early.set(run, early.get(run) ?? []);
+      const detail = await client()['evals.get']({ run });
+      const matrix = new MatrixModel({ models: detail.run.models.map((m) => ({ spec: m.spec, isBaseline: m.isBaseline })), variants: detail.variants, cases: detail.cases, repeats: detail.run.repeats });
+      let offset: number | null = 0;
+      while (offset !== null) {
+        const page: { cells: EvalCell[]; next_offset: number | null } = await client()['evals.cells']({ run, offset, limit: 5000 });
+        matrix.add(page.cells);
+        offset = page.next_offset;
+      }
+      matrix.add(early.get(run) ?? []);
+      early.delete(run);
+      const opened: OpenRun = { detail, summary: detail.summary as unknown as EvalSummary | null, matrix, loaded: true };
+      const live = get().views[run];
+      if (live && live.status === 'running') opened.detail = { ...detail, run: live };
+      set({ open: { ...get().open, [run]: opened }, views: { ...get().views, [run]: opened.detail.run }, ticks: { ...get().ticks, [run]: (get().ticks[run] ?? 0) + 1 } });
+      return opened;
+    })();
+    loading.set(run, promise);
+    promise.finally(() => loading.delete(run)).catch(() => undefined);
+    return promise;
+  },
+
+  async refreshDetail(run) {
+    const opened = get().open[run];
+    if (!opened) return;
+    const detail = await client()['evals.get']({ run });
+    // Cells the events may have missed (a dropped socket) are read back too.
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const page: { cells: EvalCell[]; next_offset: number | null } = await client()['evals.cells']({ run, offset, limit: 5000 });
+      opened.matrix.add(page.cells);
+      offset = page.next_offset;
+    }
+    set({
+      open: { ...get().open, [run]: { ...opened, detail, summary: detail.summary as unknown as EvalSummary | null } },
+      views: { ...get().views, [run]: detail.run },
+      ticks: { ...get().ticks, [run]: (get().ticks[run] ?? 0) + 1 },
+    });
+  },
+
+  async refreshSummary(run) {
+    if (!get().open[run]) return;
+    const detail = await client()['evals.get']({ run });
+    const opened = get().open[run];
+    if (!opened) return;
+    set({ open: { ...get().open, [run]: { ...opened, summary: detail.summary as unknown as EvalSummary | null } } });
+  },
+
+  onStarted({ run }) {
+    set({ views: { ...get().views, [run.run]: run } });
+    void get().refreshRuns();
+  },
+
+  onProgressed(e) {
+    const before = get().views[e.run];
+    const views = before ? { ...get().views, [e.run]: { ...before, progress: e.progress, models: e.models } } : get().views;
+    const opened = get().open[e.run];
+    if (opened) opened.matrix.add(e.cells);
+    else if (early.has(e.run)) early.get(e.run)!.push(...e.cells);
+    set({ views, ...(opened && { ticks: { ...get().ticks, [e.run]: (get().ticks[e.run] ?? 0) + 1 } }) });
+  },
+
+  onFinished({ run }) {
+    set({ views: { ...get().views, [run.run]: run } });
+    void get().refreshRuns();
+    if (get().open[run.run]) void get().refreshDetail(run.run);
+  },
+}));
+
+/** Subscribes the store to the host's evaluation events; returns the unsubscribe function. */
+export function subscribeEvals(): () => void {
+  const s = useEvalsStore.getState();
+  const offs = [client().on('evals.started', s.onStarted), client().on('evals.progressed', s.onProgressed), client().on('evals.finished', s.onFinished)];
+  return () => offs.forEach((off) => off());
+}
+
+/** The client the evaluation views use. */
+export function evalsClient(): WorkbenchClient {
+  return client();
+}
