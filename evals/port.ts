@@ -6,8 +6,9 @@
  *
  * - A run lives in `<runs>/<config_hash>/` (the CLI's layout: `header.json`,
  *   `cells.jsonl`, `summary.json`) plus `request.json`, the request that
- *   started it, so a later session can resume it. `<runs>` is the open
- *   workspace's `.skillbench/runs`, else `runs` in the app-data folder.
+ *   started it, so a later session can resume it. `<runs>` is `runs` in the
+ *   app-data folder: a workspace may be a shipped or shared folder, never
+ *   written to by a run.
  * - Every number comes from the engine: the runner's progress snapshot and
  *   the aggregator's summary over the recorded cells; nothing is re-derived.
  * - Progress events are batched: at most one `evals.progressed` per tick
@@ -57,7 +58,7 @@ type EvalRequest = WorkbenchParsedParams['evals.start'];
 
 /** Options of {@link createEvalsPort}. */
 export interface EvalsPortOptions {
-  /** The run folder; default: the workspace's `.skillbench/runs`, else `runs` in the app-data folder. */
+  /** The run folder; default: `runs` in the app-data folder. */
   runsDir?: string;
   /** Milliseconds between progress events of a live run (default 100). */
   tickMs?: number;
@@ -169,11 +170,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
     },
 
     handlers(host: EvalsHost) {
-      const runsDir = () => {
-        if (options.runsDir) return resolve(options.runsDir);
-        const ws = host.workspace();
-        return ws ? join(ws, '.skillbench', 'runs') : join(host.dataDir, 'runs');
-      };
+      const runsDir = () => (options.runsDir ? resolve(options.runsDir) : join(host.dataDir, 'runs'));
       const runDir = (id: string) => join(runsDir(), id);
 
       /** Resolves the request's targets to the engine's, writing drafts to `scratch` for the planner. */
@@ -379,7 +376,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
           run.pending = [];
           host.emit('evals.progressed', { run: run.id, progress: progressView(p), models: p.models.map((m) => modelView(m, baseline.get(m.spec) ?? false)), cells });
         };
-        const cache = request.cache ? new AnswerCache(join(runsDir(), '..', 'cache')) : undefined;
+        const cache = request.cache ? new AnswerCache(join(host.dataDir, 'cache')) : undefined;
         const done = (async () => {
           try {
             await writeFileAtomic(join(await ensureDir(dir), REQUEST_FILE), `${JSON.stringify(request, null, 2)}\n`);

@@ -69,8 +69,12 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await page.getByTestId('eval-model-spec').fill(emulated);
       await page.getByTestId('eval-model-add').click();
       await page.getByTestId('eval-repeats').fill('5');
-      // 8 cases x 3 models x 5 repeats.
-      await expect.poll(() => text(page, '[data-testid="plan-cells"]'), { timeout: 60_000 }).toBe('120');
+      // Every case (the package's examples and the workspace's extra cases) x 3 models x 5 repeats.
+      await expect.poll(() => text(page, '[data-testid="plan-catalog"]'), { timeout: 60_000 }).toMatch(/\d+ cases/);
+      const cases = Number(/(\d+) cases/.exec(await text(page, '[data-testid="plan-catalog"]'))![1]);
+      expect(cases).toBeGreaterThanOrEqual(8);
+      const perModel = cases * 5;
+      await expect.poll(() => text(page, '[data-testid="plan-cells"]'), { timeout: 60_000 }).toBe(formatCount(perModel * 3));
       expect(await text(page, '[data-testid="plan-catalog-tokens"]')).toMatch(/^[\d,]+ \/ 2,000 tokens$/);
       await screenshot(page, 'evals-setup-1280x800');
 
@@ -99,7 +103,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await page.getByTestId('mode-failures').click();
       const shown = Number((await text(page, '[data-testid="visible-rows"]')).split(' ')[0]);
       expect(shown).toBeGreaterThan(0);
-      expect(shown).toBeLessThan(8);
+      expect(shown).toBeLessThan(cases);
       const failing = page.locator('[data-testid="slot"][data-state="fail"]').first();
       await failing.click();
       await page.getByTestId('matrix').focus();
@@ -123,10 +127,10 @@ describe('journey 7: a live evaluation in the workbench', () => {
       const runId = (await run.getAttribute('data-run'))!;
       const exported = await app.call<{ text: string }>('evals.export', { run: runId, format: 'json' });
       const report = JSON.parse(exported.text) as JsonReport;
-      expect(await text(page, '[data-testid="run-progress"]')).toContain(`${formatCount(report.summary.totals.cells)} / 120 cells · ${formatCount(report.summary.totals.errors)} errors`);
+      expect(await text(page, '[data-testid="run-progress"]')).toContain(`${formatCount(report.summary.totals.cells)} / ${formatCount(perModel * 3)} cells · ${formatCount(report.summary.totals.errors)} errors`);
       for (const m of report.summary.models) {
         const row = page.locator(`[data-testid^="model-progress-"][data-model="${m.model}"]`);
-        expect(await row.locator('[data-field="done"]').textContent()).toBe(`${formatCount(m.cells)} / 40`);
+        expect(await row.locator('[data-field="done"]').textContent()).toBe(`${formatCount(m.cells)} / ${formatCount(perModel)}`);
         expect(await row.locator('[data-field="errors"]').textContent()).toBe(`${formatCount(m.errors)} err`);
       }
       await page.getByTestId('section-metrics').click();
