@@ -64,13 +64,23 @@ export function EvalSetup({ tab }: TabViewProps) {
         setSkill((s) => s || ids[0] || '');
       })
       .catch((error: unknown) => live && setPlanError(messageOf(error)));
+    return () => {
+      live = false;
+    };
+  }, [connection]);
+
+  // Drafts come and go while the setup is open (an author saves one in the editor): re-read them on every change.
+  const [draftsVersion, setDraftsVersion] = useState(0);
+  useEffect(() => evalsClient().on('drafts.changed', () => setDraftsVersion((v) => v + 1)), []);
+  useEffect(() => {
+    let live = true;
     evalsClient()['drafts.list']()
       .then((r) => live && setDrafts(r.drafts))
       .catch((error: unknown) => live && setDrafts(messageOf(error)));
     return () => {
       live = false;
     };
-  }, [connection]);
+  }, [draftsVersion]);
 
   const skillId = useMemo(() => {
     const [namespace, name] = skill.split('/');

@@ -33,7 +33,7 @@ export function RunsPanel() {
             <li key={r.run}>
               <button type="button" className="eval-run-item" onClick={() => openRunTab(r.run, `${r.skills.join(', ')} · ${r.config_hash.slice(0, 8)}`)} data-testid="eval-run-item" data-run={r.run} data-status={r.status}>
                 <span className="ellipsis">{r.skills.join(', ')}</span>
-                <span className={`badge ${STATUS_CLASS[r.status]}`}>{r.status}</span>
+                <span className={`badge ${r.status === 'complete' && r.progress.errors > 0 ? 'warn' : STATUS_CLASS[r.status]}`}>{r.status === 'complete' && r.progress.errors > 0 ? `${formatCount(r.progress.errors)} err` : r.status}</span>
                 <span className="faint mono">{r.config_hash.slice(0, 12)}</span>
                 <span className="faint">
                   {formatCount(r.progress.done)}/{formatCount(r.progress.total)} · {r.models.length} model{r.models.length === 1 ? '' : 's'} · {new Date(r.started_at).toLocaleString()}

@@ -16,6 +16,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   editor: () => import('./editor'),
   workspace: () => import('./workspace'),
   'ui-catalog': () => import('./ui'),
+  'workbench-evals': () => import('./workbench'),
 };
 
 const only = process.argv.slice(2);

@@ -8,7 +8,7 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatCount, formatRate } from '../../core/report/format';
+import { formatCount, formatP, formatRate } from '../../core/report/format';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../helpers/chatEndpoint';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, type App } from './harness';
 
@@ -26,8 +26,28 @@ async function emulatedModel(): Promise<ChatEndpoint> {
   });
 }
 
+interface CaseVerdicts {
+  case: string;
+  verdict_a: 'right' | 'wrong' | 'tie' | 'none';
+  verdict_b: 'right' | 'wrong' | 'tie' | 'none';
+}
+
+interface Comparison {
+  kind: 'variant' | 'model';
+  a: string;
+  b: string;
+  model?: string;
+  variant?: string;
+  accuracy_a: number | null;
+  accuracy_b: number | null;
+  test: { pValue: number };
+  deltas?: { recall: { value: number | null; interval: { low: number; high: number } | null } };
+  cases: CaseVerdicts[];
+}
+
 interface JsonReport {
   summary: {
+    comparisons: Comparison[];
     models: { model: string; cells: number; errors: number; skills: { skill: string; variant: string; accuracy: number | null; precision: number | null; recall: number | null; f1: number | null; cells: number; errors: number; flaky_cases: string[] }[] }[];
     totals: { cells: number; errors: number };
     verdict: { status: string };
@@ -69,12 +89,20 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await page.getByTestId('eval-model-spec').fill(emulated);
       await page.getByTestId('eval-model-add').click();
       await page.getByTestId('eval-repeats').fill('5');
-      // Every case (the package's examples and the workspace's extra cases) x 3 models x 5 repeats.
-      await expect.poll(() => text(page, '[data-testid="plan-catalog"]'), { timeout: 60_000 }).toMatch(/\d+ cases/);
-      const cases = Number(/(\d+) cases/.exec(await text(page, '[data-testid="plan-catalog"]'))![1]);
+      // Every case (the package's examples and the workspace's extra cases) x 3 models x 5 repeats, once the plan is current.
+      let cases = 0;
+      await expect
+        .poll(
+          async () => {
+            const found = /(\d+) cases/.exec(await text(page, '[data-testid="plan-catalog"]'));
+            cases = found ? Number(found[1]) : 0;
+            return cases > 0 && (await text(page, '[data-testid="plan-cells"]')) === formatCount(cases * 15);
+          },
+          { timeout: 60_000 },
+        )
+        .toBe(true);
       expect(cases).toBeGreaterThanOrEqual(8);
       const perModel = cases * 5;
-      await expect.poll(() => text(page, '[data-testid="plan-cells"]'), { timeout: 60_000 }).toBe(formatCount(perModel * 3));
       expect(await text(page, '[data-testid="plan-catalog-tokens"]')).toMatch(/^[\d,]+ \/ 2,000 tokens$/);
       await screenshot(page, 'evals-setup-1280x800');
 
@@ -110,18 +138,18 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await page.keyboard.press('Enter');
       const drawer = page.getByTestId('trace-drawer');
       await drawer.waitFor();
-      await expect.poll(() => drawer.getByTestId('trace-repeat').count()).toBe(5);
+      await expect.poll(() => drawer.getByTestId('trace-repeat').count(), { timeout: 30_000 }).toBe(5);
       expect(await drawer.getByTestId('trace-raw').count()).toBe(5);
       expect(await drawer.getByTestId('trace-decision').count()).toBe(5);
       expect(await drawer.getByTestId('trace-prompt').first().textContent()).toContain('<request>');
       const firstRequest = await text(page, '[data-testid="trace-drawer"] .trace-request bdi');
       await screenshot(page, 'evals-trace-1280x800');
       await page.keyboard.press('ArrowDown');
-      if (shown > 1) await expect.poll(() => text(page, '[data-testid="trace-drawer"] .trace-request bdi')).not.toBe(firstRequest);
+      if (shown > 1) await expect.poll(() => text(page, '[data-testid="trace-drawer"] .trace-request bdi'), { timeout: 30_000 }).not.toBe(firstRequest);
       await page.keyboard.press('ArrowRight');
-      await expect.poll(() => drawer.getByTestId('trace-repeat').count()).toBeGreaterThan(0);
+      await expect.poll(() => drawer.getByTestId('trace-repeat').count(), { timeout: 30_000 }).toBeGreaterThan(0);
       await page.keyboard.press('Escape');
-      await expect.poll(() => drawer.count()).toBe(0);
+      await expect.poll(() => drawer.count(), { timeout: 30_000 }).toBe(0);
 
       // Every number on screen equals the run's JSON report.
       const runId = (await run.getAttribute('data-run'))!;
@@ -155,8 +183,89 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('complete');
       expect(await page.getByTestId('run-status').textContent()).toMatch(/^Finished with \d+ errors?$/);
       const listed = page.locator(`[data-testid="eval-run-item"][data-run="${runId}"]`);
-      await expect.poll(() => listed.getAttribute('data-status')).toBe('complete');
+      await expect.poll(() => listed.getAttribute('data-status'), { timeout: 30_000 }).toBe('complete');
       expect(await listed.textContent()).toContain(runId.slice(0, 12));
+      expect(pageErrors(page)).toEqual([]);
+    },
+    E2E_TIMEOUT_MS,
+  );
+
+  it(
+    'journey 8: draft vs published shows per-model rates with intervals, the recall difference with its interval and p-value, pass→fail flips first, a missing case flagged, and no Complete badge while errors remain',
+    async () => {
+      const emulated = `openai-compatible:${endpoint.baseUrl}#emulated`;
+      // An author's draft: a narrower description, so some requests the published revision caught are missed.
+      const draft = await app.call<{ id: string; text: string }>('packages.open', { connection: 'default', skill: { namespace: 'travel', name: 'weather-assessment' } });
+      const pkg = JSON.parse(draft.text) as { description: string; change_reason?: string };
+      pkg.description = 'Use when someone planning a trip asks about forecasts or storms along a route.';
+      pkg.change_reason = 'narrower description';
+      await app.call('drafts.save', { id: draft.id, text: JSON.stringify(pkg, null, 2) });
+
+      await page.getByTestId('eval-new').click();
+      const setup = page.locator('[data-testid="eval-setup"]:visible');
+      await setup.waitFor();
+      await setup.getByTestId('eval-skill').selectOption(SKILL);
+      await expect.poll(() => setup.getByTestId('eval-target-both').isEnabled(), { timeout: 30_000 }).toBe(true);
+      await setup.getByTestId('eval-target-both').check();
+      await setup.locator('label', { hasText: 'baseline:embedding' }).locator('input').check();
+      await setup.getByTestId('eval-model-spec').fill(emulated);
+      await setup.getByTestId('eval-model-add').click();
+      await setup.getByTestId('eval-repeats').fill('3');
+      await expect.poll(() => setup.getByTestId('plan-catalog').count(), { timeout: 60_000 }).toBe(2);
+      await screenshot(page, 'evals-setup-draft-vs-published-1280x800');
+      await setup.getByTestId('eval-run').click();
+
+      const run = page.locator('[data-testid="eval-run-view"]:visible');
+      await run.waitFor();
+      const status = run.getByTestId('run-status');
+      await expect.poll(() => status.getAttribute('data-status'), { timeout: 150_000 }).toBe('complete');
+      // Errors remain (the emulated model refuses one request): never a Complete badge.
+      expect(await status.textContent()).toMatch(/^Finished with \d+ errors?$/);
+
+      const runId = (await run.getAttribute('data-run'))!;
+      const report = JSON.parse((await app.call<{ text: string }>('evals.export', { run: runId, format: 'json' })).text) as JsonReport;
+      const variantComparisons = report.summary.comparisons.filter((c) => c.kind === 'variant');
+      expect(variantComparisons.map((c) => c.model).sort()).toEqual(['baseline:embedding', 'baseline:lexical', emulated].sort());
+
+      await run.getByTestId('section-comparison').click();
+      const sections = run.getByTestId('comparison');
+      expect(await sections.count()).toBe(report.summary.comparisons.length);
+      for (let i = 0; i < report.summary.comparisons.length; i++) {
+        const c = report.summary.comparisons[i]!;
+        const section = sections.nth(i);
+        expect(await section.getAttribute('data-a')).toBe(c.a);
+        expect(await section.getAttribute('data-b')).toBe(c.b);
+        expect(await section.locator('[data-field="accuracy_a"]').textContent()).toBe(formatRate(c.accuracy_a));
+        expect(await section.locator('[data-field="accuracy_b"]').textContent()).toBe(formatRate(c.accuracy_b));
+        expect(await section.locator('[data-field="p"]').textContent()).toBe(formatP(c.test.pValue));
+        const r = c.deltas?.recall;
+        const shown = r && r.value !== null ? `${r.value > 0 ? '+' : ''}${formatRate(r.value)}${r.interval ? ` [${formatRate(r.interval.low)}, ${formatRate(r.interval.high)}]` : ''}` : 'n/a';
+        expect(await section.locator('[data-field="d_recall"]').textContent()).toBe(shown);
+        // Flips: pass→fail first, then fail→pass, then missing cases; exactly the report's case verdicts.
+        const kinds = await section.getByTestId('flip').evaluateAll((rows) => rows.map((row) => `${row.getAttribute('data-kind')}|${row.getAttribute('data-case')}`));
+        const expected = [
+          ...c.cases.filter((x) => x.verdict_a === 'wrong' && x.verdict_b === 'right').map((x) => `pass→fail|${x.case}`),
+          ...c.cases.filter((x) => x.verdict_a === 'right' && x.verdict_b === 'wrong').map((x) => `fail→pass|${x.case}`),
+          ...c.cases.filter((x) => x.verdict_a === 'none' || x.verdict_b === 'none').map((x) => `missing|${x.case}`),
+        ];
+        expect(kinds.filter((k) => !k.startsWith('flaky|'))).toEqual(expected);
+      }
+      // The emulated model never answered the refused request: flagged missing, not counted as a pass.
+      const emulatedSection = sections.filter({ hasText: '#emulated' }).first();
+      expect(await emulatedSection.locator('[data-testid="flip"][data-kind="missing"]').count()).toBeGreaterThan(0);
+      await screenshot(page, 'evals-comparison-1280x800');
+
+      await run.getByTestId('section-metrics').click();
+      for (const m of report.summary.models) {
+        for (const s of m.skills) {
+          const row = run.locator(`[data-testid="metrics-row"][data-model="${m.model}"][data-variant="${s.variant}"]`);
+          expect(await row.locator('[data-field="precision"]').textContent()).toBe(formatRate(s.precision));
+          expect(await row.locator('[data-field="recall"]').textContent()).toBe(formatRate(s.recall));
+          expect(await row.locator('[data-field="flaky"]').textContent()).toBe(formatCount(s.flaky_cases.length));
+        }
+      }
+      expect(await run.locator('[data-testid="metrics-row"] .ci').first().textContent()).toMatch(/^\[\d+\.\d%, \d+\.\d%\]$/);
+      await screenshot(page, 'evals-metrics-draft-1280x800');
       expect(pageErrors(page)).toEqual([]);
     },
     E2E_TIMEOUT_MS,
