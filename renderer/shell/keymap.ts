@@ -128,7 +128,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'evals.run', category: 'Eval', title: 'Run', keys: ['Mod+Enter'], when: 'evals' },
   { command: 'evals.stopAll', category: 'Eval', title: 'Stop All Models', when: 'evals' },
   { command: 'evals.resume', category: 'Eval', title: 'Resume Run', when: 'evals' },
-  { command: 'evals.search', category: 'Eval', title: 'Filter Cases by Regular Expression', keys: ['Mod+F', '/'], when: 'evals' },
+  { command: 'evals.search', category: 'Eval', title: 'Filter Cases by Regular Expression', keys: ['/'], when: 'evals' },
   { command: 'evals.next', category: 'Eval', title: 'Next Case', keys: ['ArrowDown'], when: 'evals', paletteHidden: true, inTextField: false },
   { command: 'evals.previous', category: 'Eval', title: 'Previous Case', keys: ['ArrowUp'], when: 'evals', paletteHidden: true, inTextField: false },
   { command: 'evals.right', category: 'Eval', title: 'Next Model', keys: ['ArrowRight'], when: 'evals', paletteHidden: true, inTextField: false },
