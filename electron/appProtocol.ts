@@ -13,8 +13,9 @@
  * `protocol.handle` uses too.
  */
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { workbenchCsp } from '../core/api/csp';
+import { mediaTypeOf } from '../core/api/mediaTypes';
 
 /** The scheme of the workbench page. */
 export const APP_SCHEME = 'app';
@@ -27,23 +28,6 @@ export const APP_ENTRY = `${APP_ORIGIN}/index.html`;
 
 /** Largest file served (the renderer's biggest chunk is far smaller). */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.ttf': 'font/ttf',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-  '.txt': 'text/plain; charset=utf-8',
-};
 
 const HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
@@ -91,7 +75,7 @@ export async function handleAppRequest(root: string, request: Pick<Request, 'url
   if (!info?.isFile() || info.size > MAX_FILE_BYTES) {
     return file.endsWith(`${sep}index.html`) ? text(503, 'The workbench UI is not built: run npm start (or npm run build), then reopen Skillbench.\n') : text(404, 'Not found.\n');
   }
-  const type = TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+  const type = mediaTypeOf(file);
   const headers: Record<string, string> = { ...HEADERS, 'Content-Type': type, 'Content-Length': String(info.size) };
   if (type.startsWith('text/html')) headers['Content-Security-Policy'] = workbenchCsp();
   const body = request.method === 'HEAD' ? null : new Uint8Array(await readFile(file));

@@ -19,12 +19,13 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { extname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { isWorkbenchEvent, type Envelope, type WorkbenchErrorData, type WorkbenchEvent } from '../../core/api/contract';
 import { workbenchCsp } from '../../core/api/csp';
 import type { Router } from '../../core/api/router';
 import { isLoopbackHost, loopbackHostNames } from '../../core/admin/server';
+import { mediaTypeOf } from '../../core/api/mediaTypes';
 
 /** Options of {@link startWebHost}. */
 export interface WebHostOptions {
@@ -57,23 +58,6 @@ export interface WebHost {
 }
 
 const MAX_SESSIONS = 64;
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.ttf': 'font/ttf',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-  '.txt': 'text/plain; charset=utf-8',
-};
 
 function hostPort(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -232,7 +216,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       else sendPage(res, 404, page('Not found', 'There is nothing at this address.'));
       return;
     }
-    const type = TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream';
+    const type = mediaTypeOf(file);
     const headers: Record<string, string> = {
       ...SECURITY_HEADERS,
       'Content-Type': type,
