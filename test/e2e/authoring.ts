@@ -42,6 +42,8 @@ export async function openEditor(page: Page, skill = SKILL): Promise<void> {
 /** Puts the cursor at the start of the line holding `text` with Monaco's find (keyboard only). */
 export async function goToText(page: Page, text: string): Promise<void> {
   await page.keyboard.press('ControlOrMeta+f');
+  // Type only once the find widget is open: on a busy machine it opens after the key press returns.
+  await page.locator('.find-widget.visible').waitFor();
   await page.keyboard.insertText(text);
   await page.keyboard.press('Enter');
   await page.keyboard.press('Escape');
