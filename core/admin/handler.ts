@@ -16,14 +16,18 @@
  *   message may name files or hosts of the server.
  *
  * Logs are body-free: method, route template, status, duration and error code.
+ *
+ * The parts live beside it: `routes.ts` (route table, query, host names),
+ * `body.ts` (media type, bounded body reading), `preconditions.ts` (If-Match,
+ * If-None-Match), `httpErrors.ts` (statuses, generic 503/504 bodies, time budget)
+ * and `advisorInput.ts` (what the advisor is given).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redactUrls } from '../redact';
 import { performance } from 'node:perf_hooks';
-import { WorkbenchError } from '../errors';
+import { redactUrls } from '../redact';
 import { packageJsonSchema, validatePackage } from '../package/index';
-import type { SkillId, ValidationResult } from '../package/types';
-import { STORE_ERROR_STATUS, StoreError, type StoreErrorCode } from '../store/errors';
+import type { SkillId } from '../package/types';
+import { StoreError } from '../store/errors';
 import {
   ADMIN_BASE_PATH,
   ADMIN_HEADERS,
@@ -35,17 +39,17 @@ import {
   type WireValidateResponse,
   type WireVersionPage,
 } from '../store/httpWire';
-import {
-  DEFAULT_ADMINISTRATION_LIMITS,
-  checkDeleteRequest,
-  checkIdempotencyKey,
-  checkSkillId,
-  isSlug,
-  parseEtagList,
-} from '../store/publication';
-import type { MetadataFilter, Precondition, SkillAdministrationLimits, SkillStore, VersionQuery } from '../store/types';
+import { DEFAULT_ADMINISTRATION_LIMITS, checkDeleteRequest, checkIdempotencyKey, checkSkillId, isSlug } from '../store/publication';
+import type { MetadataFilter, SkillAdministrationLimits, SkillStore, VersionQuery } from '../store/types';
 import { analyzePackage } from '../advisor/analyze';
+import { validationOf } from './advisorInput';
+import { ClientGone, hasBody, header, readPackageBytes, requireJson, type BodySource } from './body';
+import { HttpFailure, errorReply, withinBudget, type Reply } from './httpErrors';
+import { deleteIfMatch, publishPrecondition } from './preconditions';
+import { absoluteFormHost, hostName, matchRoute, parseQuery, positiveInt, splitTarget, type Route } from './routes';
 import type { AdminLogger, AuthoringAdvisor } from './types';
+
+export { markAwaitingContinue } from './body';
 
 /** Dependencies of {@link createAdminHandler}. */
 export interface AdminHandlerDeps {
@@ -81,311 +85,12 @@ export type AdminHandler = (req: IncomingMessage, res: ServerResponse) => void;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_ACTOR_CHARS = 256;
 const MAX_AUDIT_REASON_BYTES = 1024;
-const POSITIVE_INT = /^[1-9][0-9]{0,15}$/;
 
-/** Requests whose `Expect: 100-continue` has not been answered yet (see `server.ts`). */
-const awaitingContinue = new WeakSet<IncomingMessage>();
-
-/**
- * Marks a request that arrived through the server's `checkContinue` event: the
- * handler sends `100 Continue` only once it has decided to read the body, so a
- * client announcing an oversized body is refused before it sends a byte of it.
- */
-export function markAwaitingContinue(req: IncomingMessage): void {
-  awaitingContinue.add(req);
-}
-
-/** A failure of the HTTP layer itself (statuses outside the store taxonomy, or extra headers). */
-class HttpFailure extends WorkbenchError {
-  constructor(
-    readonly status: number,
-    code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(code, message);
-    this.name = 'HttpFailure';
-  }
-}
-
-/** The client went away while we were reading its body: nothing to answer. */
-class ClientGone extends Error {}
-
-type RouteName = 'list' | 'schema' | 'skill' | 'validate' | 'analyze' | 'versions' | 'version';
-
-interface Route {
-  name: RouteName;
-  /** The route template for logs, without method. */
-  template: string;
-  methods: readonly string[];
-  id?: SkillId;
-  /** The raw `{version}` segment. */
-  version?: string;
-}
-
-interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-interface Context {
-  req: IncomingMessage;
-  res: ServerResponse;
+/** The state of one request while it is handled. */
+interface Context extends BodySource {
   route: Route;
   query: string;
   signal: AbortSignal;
-  bodyConsumed: boolean;
-}
-
-function splitTarget(target: string): { path: string; query: string } {
-  let raw = target;
-  // Absolute-form targets (sent to proxies) still name our path.
-  if (/^https?:\/\//i.test(raw)) {
-    try {
-      const url = new URL(raw);
-      raw = `${url.pathname}${url.search}`;
-    } catch {
-      raw = '/';
-    }
-  }
-  const q = raw.indexOf('?');
-  return q < 0 ? { path: raw, query: '' } : { path: raw.slice(0, q), query: raw.slice(q + 1) };
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    // Left encoded: identity validation then rejects it with 400.
-    return segment;
-  }
-}
-
-function matchRoute(path: string, base: string, hasAdvisor: boolean): Route | undefined {
-  if (path === base) return { name: 'list', template: base, methods: ['GET', 'HEAD'] };
-  if (!path.startsWith(`${base}/`)) return undefined;
-  const parts = path.slice(base.length + 1).split('/');
-  if (parts.some((p) => p.length === 0)) return undefined;
-  if (parts.length === 1) {
-    return parts[0] === 'schema' ? { name: 'schema', template: `${base}/schema`, methods: ['GET', 'HEAD'] } : undefined;
-  }
-  const [ns, name, action, version] = parts.map(decodeSegment);
-  const id = { namespace: ns ?? '', name: name ?? '' };
-  const skill = `${base}/{namespace}/{name}`;
-  if (parts.length === 2) return { name: 'skill', template: skill, methods: ['GET', 'HEAD', 'PUT'], id };
-  if (parts.length === 3 && action === 'validate') return { name: 'validate', template: `${skill}/validate`, methods: ['POST'], id };
-  if (parts.length === 3 && action === 'analyze' && hasAdvisor) {
-    return { name: 'analyze', template: `${skill}/analyze`, methods: ['POST'], id };
-  }
-  if (parts.length === 3 && action === 'versions') {
-    return { name: 'versions', template: `${skill}/versions`, methods: ['GET', 'HEAD', 'DELETE'], id };
-  }
-  if (parts.length === 4 && action === 'versions') {
-    return { name: 'version', template: `${skill}/versions/{version}`, methods: ['GET', 'HEAD', 'DELETE'], id, version: version ?? '' };
-  }
-  return undefined;
-}
-
-/**
- * Strict query parsing (guide section 11): only `allowed` names, each at most once,
- * never empty. Anything else is 400.
- */
-function parseQuery(raw: string, allowed: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  if (raw.length === 0) return out;
-  for (const [key, value] of new URLSearchParams(raw)) {
-    if (!allowed.includes(key)) {
-      const hint = allowed.length === 0 ? 'this route takes no query parameters' : `allowed: ${allowed.join(', ')}`;
-      throw new StoreError('invalid_request', `unknown query parameter ${JSON.stringify(key)} (${hint})`, { details: { parameter: key } });
-    }
-    if (out.has(key)) {
-      throw new StoreError('invalid_request', `query parameter ${JSON.stringify(key)} is repeated`, { details: { parameter: key } });
-    }
-    if (value.length === 0) {
-      throw new StoreError('invalid_request', `query parameter ${JSON.stringify(key)} is empty`, { details: { parameter: key } });
-    }
-    out.set(key, value);
-  }
-  return out;
-}
-
-function positiveInt(value: string, what: string): number {
-  const n = Number(value);
-  if (!POSITIVE_INT.test(value) || !Number.isSafeInteger(n)) {
-    throw new StoreError('invalid_request', `${what} must be a positive integer, got ${JSON.stringify(value)}`, { details: { parameter: what } });
-  }
-  return n;
-}
-
-function header(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name];
-  if (Array.isArray(value)) return value.join(', ');
-  return value;
-}
-
-/** `application/json`, optionally with `charset=utf-8` and nothing else; 415 otherwise. */
-function requireJson(req: IncomingMessage): void {
-  const raw = header(req, 'content-type');
-  const [type, ...params] = (raw ?? '').split(';').map((p) => p.trim().toLowerCase());
-  const paramsOk = params.every((p) => p.replace(/\s+/g, '') === 'charset=utf-8' || p.replace(/\s+/g, '') === 'charset="utf-8"');
-  if (type !== 'application/json' || !paramsOk || params.length > 1) {
-    throw new StoreError(
-      'unsupported_media_type',
-      `Content-Type must be application/json (optionally with charset=utf-8), got ${raw === undefined ? 'none' : JSON.stringify(raw)}`,
-    );
-  }
-}
-
-function hasBody(req: IncomingMessage): boolean {
-  const length = header(req, 'content-length');
-  return header(req, 'transfer-encoding') !== undefined || (length !== undefined && length.trim() !== '0');
-}
-
-/**
- * Reads the body up to `max` bytes. A declared length above `max` is refused before
- * reading anything; a streamed body is cut off as soon as it passes `max`.
- */
-function readBody(ctx: Context, max: number): Promise<Buffer> {
-  const { req, res } = ctx;
-  const tooLarge = (bytes: string) =>
-    new StoreError('payload_too_large', `the request body is ${bytes}, above the package limit of ${max} bytes`, {
-      details: { limit: max },
-    });
-  const declared = header(req, 'content-length');
-  if (declared !== undefined && Number(declared) > max) return Promise.reject(tooLarge(`${declared} bytes`));
-  if (awaitingContinue.has(req)) {
-    awaitingContinue.delete(req);
-    res.writeContinue();
-  }
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = () => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onGone);
-      req.off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        cleanup();
-        // Stop pulling bytes; the reply closes the connection instead of draining it.
-        req.pause();
-        reject(tooLarge(`more than ${max} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      ctx.bodyConsumed = true;
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onGone = () => {
-      cleanup();
-      reject(new ClientGone());
-    };
-    const onClose = () => {
-      if (!req.complete) onGone();
-    };
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onGone);
-    req.on('close', onClose);
-  });
-}
-
-/**
- * The package body as received. Bytes, not text: decoding (UTF-8 errors, a byte
- * order mark) is part of validation and reported as findings with positions.
- */
-async function readPackageBytes(ctx: Context, max: number): Promise<Uint8Array> {
-  const bytes = await readBody(ctx, max);
-  if (bytes.length === 0) throw new StoreError('invalid_request', 'the request body is empty: send the complete JSON package');
-  return bytes;
-}
-
-/** Runs a store or advisor call within the time budget; 504 `timeout` when it runs out. */
-async function withinBudget<T>(ms: number, parent: AbortSignal, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(parent.reason);
-  parent.addEventListener('abort', onAbort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort(new Error('timeout'));
-      reject(new StoreError('timeout', `the operation did not complete within ${ms} ms; it may still complete: read before retrying a change`));
-    }, ms);
-  });
-  try {
-    return await Promise.race([fn(controller.signal), deadline]);
-  } finally {
-    clearTimeout(timer);
-    parent.removeEventListener('abort', onAbort);
-  }
-}
-
-function validationOf(result: { valid: boolean; errors: ValidationResult['errors']; warnings: ValidationResult['warnings']; metrics: ValidationResult['metrics'] }): ValidationResult {
-  return { valid: result.valid, errors: result.errors, warnings: result.warnings, metrics: result.metrics };
-}
-
-/** `host[:port]` or `[v6]:port` exactly; anything after the name but a numeric port makes it no host at all. */
-const HOST_HEADER = /^(?:\[([0-9a-f:.]+)\]|([a-z0-9._-]+))(?::(\d{1,5}))?$/;
-
-/** The host name of a Host header (or of an absolute-form target's authority), or undefined when it is malformed. */
-function hostName(hostHeader: string | undefined): string | undefined {
-  if (hostHeader === undefined) return undefined;
-  const match = HOST_HEADER.exec(hostHeader.trim().toLowerCase());
-  if (!match) return undefined;
-  return match[1] ?? match[2];
-}
-
-/** The authority of an absolute-form request target (`GET http://host/...`), or undefined for origin-form. */
-function absoluteFormHost(target: string): string | null | undefined {
-  if (target.startsWith('/') || target === '*') return undefined;
-  const match = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(target);
-  if (!match) return null;
-  const authority = match[1] ?? '';
-  // User-info has no place in a request target.
-  if (authority.includes('@')) return null;
-  return hostName(authority) ?? null;
-}
-
-/**
- * The answer to a failure. `detail` is the store's own message when the body
- * carries a generic one instead (it may name a Redis URL, a lock holder's pid or
- * host); it goes only to the server's log.
- */
-function errorReply(error: unknown): Reply & { code: string; detail?: string } {
-  if (error instanceof HttpFailure) {
-    return { status: error.status, code: error.code, body: { error: { code: error.code, message: error.message } }, headers: error.headers };
-  }
-  if (error instanceof StoreError || (error instanceof WorkbenchError && error.code in STORE_ERROR_STATUS)) {
-    const code = error.code as StoreErrorCode;
-    const status = STORE_ERROR_STATUS[code];
-    const headers: Record<string, string> = {};
-    let message = error.message;
-    let details = error.details;
-    // The host's own backend refusing the host's credentials is not the client's fault: 503.
-    if (code === 'unauthorized') return errorReply(new StoreError('unavailable', error.message));
-    if (code === 'unavailable') {
-      headers['Retry-After'] = '1';
-      message = 'the skill store is temporarily unavailable; retry shortly';
-      details = undefined;
-    } else if (code === 'timeout') {
-      message = 'the operation did not complete in time; it may still complete: read before retrying a change';
-      details = undefined;
-    }
-    const body = details === undefined ? { error: { code, message } } : { error: { code, message, details } };
-    return { status, code, body, headers, ...(message !== error.message && { detail: error.message }) };
-  }
-  return {
-    status: 500,
-    code: 'internal_error',
-    body: { error: { code: 'internal_error', message: 'the server failed to handle the request' } },
-  };
 }
 
 /**
@@ -437,7 +142,7 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
     return { id, result, validation: validationOf(result) };
   }
 
-  const routes: Record<RouteName, (ctx: Context) => Promise<Reply>> = {
+  const routes: Record<Route['name'], (ctx: Context) => Promise<Reply>> = {
     async schema(ctx) {
       parseQuery(ctx.query, []);
       // `x-limits` (an annotation validators ignore) lets clients check sizes before sending.
@@ -548,41 +253,16 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
     },
   };
 
-  function publishPrecondition(req: IncomingMessage): Precondition {
-    const ifNoneMatch = header(req, ADMIN_HEADERS.ifNoneMatch)?.trim();
-    const ifMatch = header(req, ADMIN_HEADERS.ifMatch)?.trim();
-    if (ifNoneMatch !== undefined && ifMatch !== undefined) {
-      throw new StoreError('invalid_request', 'send exactly one precondition: If-None-Match: * to create, or If-Match with the current ETag to update');
-    }
-    if (ifNoneMatch !== undefined) {
-      if (ifNoneMatch !== '*') {
-        throw new StoreError('invalid_request', 'If-None-Match must be * (create only when the skill does not exist yet)');
-      }
-      return { kind: 'create' };
-    }
-    if (ifMatch !== undefined) {
-      if (ifMatch === '*') throw new StoreError('invalid_request', 'If-Match must carry the current ETag, not *');
-      if (parseEtagList(ifMatch) === undefined) {
-        throw new StoreError('invalid_request', 'malformed If-Match value: expected a quoted entity tag such as "v3-…"');
-      }
-      return { kind: 'if-match', etag: ifMatch };
-    }
-    throw new StoreError(
-      'precondition_required',
-      'publishing requires a precondition: If-None-Match: * to create the skill, or If-Match with its current ETag to update it',
-    );
-  }
-
   async function deleteRange(ctx: Context, id: SkillId, from: number, to: number): Promise<Reply> {
     const rawReason = header(ctx.req, ADMIN_HEADERS.auditReason);
     const reason = rawReason === undefined ? undefined : decodeHeaderText(rawReason).trim();
-    const ifMatch = header(ctx.req, ADMIN_HEADERS.ifMatch)?.trim();
+    const ifMatch = deleteIfMatch(ctx.req);
     const actor = actorOf(ctx.req);
     const request = {
       id,
       from,
       to,
-      ...(ifMatch !== undefined && ifMatch.length > 0 ? { ifMatch } : {}),
+      ...(ifMatch !== undefined ? { ifMatch } : {}),
       ...(reason !== undefined ? { reason } : {}),
       ...(actor !== undefined ? { actor } : {}),
     };

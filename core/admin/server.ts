@@ -6,7 +6,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { isIP } from 'node:net';
-import { markAwaitingContinue, type AdminHandler } from './handler';
+import { markAwaitingContinue } from './body';
+import type { AdminHandler } from './handler';
 
 /** Options of {@link createAdminServer}. */
 export interface AdminServerOptions {

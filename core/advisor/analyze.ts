@@ -5,7 +5,7 @@
  * each proposal is applied to a copy of the complete package and revalidated,
  * and kept or dropped with its reason. Nothing is stored or written.
  */
-import { advisorInput } from '../admin/advisorInput';
+import { advisorInput, validationOf } from '../admin/advisorInput';
 import type { AuthoringAdvisor } from '../admin/types';
 import type { PackageCheck } from '../package/validate';
 import type { SkillAuthoringLimits, SkillId, ValidationResult } from '../package/types';
@@ -30,7 +30,7 @@ export interface AnalyzeRequest {
  */
 export async function analyzePackage(request: AnalyzeRequest): Promise<WireAnalyzeResponse> {
   const { check } = request;
-  const validation: ValidationResult = { valid: check.valid, errors: check.errors, warnings: check.warnings, metrics: check.metrics };
+  const validation: ValidationResult = validationOf(check);
   const normalized = check.normalized;
   if (!check.valid || normalized === undefined) return { normalized: normalized ?? null, validation, analysis: null };
   const answer = await request.advisor.analyze(advisorInput(request.id, normalized, validation), request.signal);
