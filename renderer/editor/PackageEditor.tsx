@@ -17,6 +17,8 @@ import { useStatusStore } from '../shell/useStatusStore';
 import { useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { createAutosaver, openDocument } from './document';
+import { setValueEdit } from './formEdits';
+import { FormView } from './FormView';
 import { markersOf } from './markers';
 import { Meters } from './Meters';
 import { packageMeters } from './meters';
@@ -38,12 +40,21 @@ const AUTOSAVE_DELAY_MS = 800;
 
 type Loaded = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready' };
 
+/** Which view of the one package text the editor shows. */
+export type EditorViewMode = 'json' | 'form';
+
 function locateLine(model: monaco.editor.ITextModel, pointer: string): { line: number; column: number } | undefined {
   // The last segment as a key in the text is a good enough anchor for a meter click.
   const key = pointer.split('/').filter(Boolean).pop();
   if (!key || /^\d+$/.test(key)) return undefined;
   const match = model.findNextMatch(`"${key}"`, { lineNumber: 1, column: 1 }, false, true, null, false);
   return match ? { line: match.range.startLineNumber, column: match.range.startColumn } : undefined;
+}
+
+/** A saved-at time as people read it, in their locale. */
+function formatTime(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 }
 
 export function PackageEditor({ tab, active }: TabViewProps) {
@@ -55,6 +66,10 @@ export function PackageEditor({ tab, active }: TabViewProps) {
   const savedText = useRef<string>('');
   const autosaver = useRef<ReturnType<typeof createAutosaver> | null>(null);
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
+  const [mode, setMode] = useState<EditorViewMode>('json');
+  /** An autosaved draft with unpublished edits, offered back when the skill opened. */
+  const [offer, setOffer] = useState<{ updatedAt?: string; step: 'ask' | 'confirm' | 'discarding' } | undefined>();
+  const formRef = useRef<HTMLDivElement>(null);
   const doc = useEditorStore((s) => s.docs[tab.id]);
   const reachability = useConnectionsStore((s) => s.reachability[params.connection]);
 
@@ -81,7 +96,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
         save: opened.autosaveUnavailable ? { state: 'unavailable', message: opened.autosaveUnavailable } : { state: 'idle' },
       });
       if (opened.restored) {
-        useNotificationsStore.getState().push('info', `${params.skill.namespace}/${params.skill.name}: your autosaved draft was offered back.`);
+        setOffer({ ...(opened.updatedAt ? { updatedAt: opened.updatedAt } : {}), step: 'ask' });
         useTabsStore.getState().setDirty(tab.id, true);
       }
       const uri = monaco.Uri.from({ scheme: 'skill', authority: params.connection, path: `/${params.skill.namespace}/${params.skill.name}.json` });
@@ -173,10 +188,10 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     useTabsStore.getState().setDirty(tab.id, useEditorStore.getState().docs[tab.id]?.text !== publishedText);
   }, [publishedText, tab.id]);
 
-  // Layout when the tab becomes visible again.
+  // Layout when the tab, or the JSON view, becomes visible again.
   useEffect(() => {
-    if (active) editorRef.current?.layout();
-  }, [active]);
+    if (active && mode === 'json') editorRef.current?.layout();
+  }, [active, mode]);
 
   const findings = useMemo(() => findingsOf(doc), [doc]);
   const meters = useMemo(() => (doc?.check && doc.limits ? packageMeters(doc.check, doc.limits, params.skill) : []), [doc?.check, doc?.limits, params.skill]);
@@ -188,24 +203,99 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     useStatusStore.getState().set(tab.id, {
       problems: countProblems(findings),
       base: doc.base ? { version: doc.base.version, label: `@${doc.connection}` } : { none: 'new skill (not published yet)' },
-      mode: 'JSON',
+      mode: mode === 'form' ? 'Form' : 'JSON',
       ...(catalog && catalog.used !== null ? { meter: { used: catalog.used, limit: catalog.limit, unit: 'tok', label: catalog.title } } : {}),
     });
-  }, [doc, findings, meters, tab.id]);
+  }, [doc, findings, meters, tab.id, mode]);
 
   const reveal = (line: number, column: number) => {
     const editor = editorRef.current;
     if (!editor) return;
+    setMode('json');
     editor.setPosition({ lineNumber: line, column });
     editor.revealPositionInCenter({ lineNumber: line, column });
     editor.focus();
   };
+
+  /** The form's field change as one edit of the model: Monaco's undo takes it back, the validator and autosave see it. */
+  const setFromForm = (pointer: string, value: unknown) => {
+    const editor = editorRef.current;
+    const model = editor?.getModel();
+    if (!editor || !model) return;
+    const edit = setValueEdit(model.getValue(), pointer, value);
+    if (!edit) return;
+    const range = monaco.Range.fromPositions(model.getPositionAt(edit.start), model.getPositionAt(edit.end));
+    editor.pushUndoStop();
+    editor.executeEdits('skillbench-form', [{ range, text: edit.text, forceMoveMarkers: true }]);
+    editor.pushUndoStop();
+  };
+
+  /** Puts the keyboard on the form field of `pointer` (or the nearest one holding it). */
+  const focusField = (pointer: string) => {
+    const root = formRef.current;
+    if (!root) return;
+    const fields = [...root.querySelectorAll<HTMLElement>('[data-pointer]')];
+    let best: HTMLElement | undefined;
+    for (const el of fields) {
+      const p = el.dataset['pointer'] ?? '';
+      if ((pointer === p || pointer.startsWith(`${p}/`) || p === '') && (!best || p.length > (best.dataset['pointer'] ?? '').length)) best = el;
+    }
+    const target = best?.matches('input, textarea, select') ? best : best?.querySelector<HTMLElement>('input, textarea, select');
+    best?.scrollIntoView({ block: 'center' });
+    target?.focus();
+  };
+
+  /**
+   * Goes back from the offered draft to what the host opens without it (the
+   * published revision, or a new package). The draft's text stays in the
+   * editor's undo history, so Undo brings it back while the tab is open.
+   */
+  const discardDraft = async () => {
+    const current = useEditorStore.getState().docs[tab.id];
+    if (!current?.draftId) return;
+    setOffer((o) => o && { ...o, step: 'discarding' });
+    try {
+      const api = workbenchClient();
+      autosaver.current?.cancel();
+      await api['drafts.discard']({ id: current.draftId });
+      const fresh = await openDocument(api, params.connection, params.skill);
+      savedText.current = fresh.text;
+      useEditorStore.getState().patch(tab.id, { base: fresh.base, ...(fresh.draftId ? { draftId: fresh.draftId } : {}) });
+      useEditorStore.getState().replaceText(tab.id, fresh.text);
+      useTabsStore.getState().setDirty(tab.id, false);
+      setOffer(undefined);
+      useNotificationsStore.getState().push('info', `${params.skill.namespace}/${params.skill.name}: the autosaved draft was discarded; Undo in the JSON view brings its text back while this tab is open.`);
+    } catch (error) {
+      setOffer((o) => o && { ...o, step: 'ask' });
+      useNotificationsStore.getState().push('error', `The draft could not be discarded: ${messageOf(error)}`);
+    }
+  };
+
+  const toggleMode = () => {
+    setMode((m) => (m === 'json' ? 'form' : 'json'));
+  };
+
+  // A switch of view moves the keyboard into the view just shown.
+  const shownMode = useRef<EditorViewMode>(mode);
+  useEffect(() => {
+    if (shownMode.current === mode) return;
+    shownMode.current = mode;
+    if (!active) return;
+    if (mode === 'form') formRef.current?.querySelector<HTMLElement>('input, textarea, button')?.focus();
+    else editorRef.current?.focus();
+  }, [mode, active]);
 
   const step = (direction: 1 | -1) => {
     const editor = editorRef.current;
     const position = editor?.getPosition();
     const next = stepProblem(findings, { line: position?.lineNumber ?? 1, column: position?.column ?? 1 }, direction);
     if (!next) return;
+    if (mode === 'form') {
+      // The form has no cursor in the text: step from the problem last stepped to.
+      const at = positionOf(next);
+      editor?.setPosition({ lineNumber: at.line, column: at.column });
+      return focusField(next.path);
+    }
     const at = positionOf(next);
     reveal(at.line, at.column);
   };
@@ -219,7 +309,11 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     'editor.nextProblem': { enabled: () => (findings.length ? true : 'No problems'), run: () => step(1) },
     'editor.previousProblem': { enabled: () => (findings.length ? true : 'No problems'), run: () => step(-1) },
     'editor.showProblems': () => filterRef.current?.focus(),
-    'editor.focusText': () => editorRef.current?.focus(),
+    'editor.focusText': () => {
+      setMode('json');
+      editorRef.current?.focus();
+    },
+    'editor.toggleForm': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => toggleMode() },
     'editor.saveDraft': {
       enabled: () => (autosaver.current ? true : (doc?.save.message ?? 'This host keeps no drafts')),
       run: () => autosaver.current?.flush(),
@@ -263,6 +357,14 @@ export function PackageEditor({ tab, active }: TabViewProps) {
           {saveLabel}
         </span>
         <span className="spacer" />
+        <span className="segmented editor-mode" role="group" aria-label="View" data-testid="editor-view-toggle">
+          <button type="button" className={`btn small ${mode === 'json' ? 'selected' : ''}`} aria-pressed={mode === 'json'} onClick={() => setMode('json')} data-testid="editor-view-json">
+            JSON
+          </button>
+          <button type="button" className={`btn small ${mode === 'form' ? 'selected' : ''}`} aria-pressed={mode === 'form'} disabled={!doc} title="Edit the package as a form (the same text as the JSON view)" onClick={() => setMode('form')} data-testid="editor-view-form">
+            Form
+          </button>
+        </span>
         <button type="button" className="btn small" disabled={!doc?.base} title={doc?.base ? 'Diff against the published revision' : 'Nothing is published yet'} onClick={() => actions.diff({ kind: 'published' })} data-testid="editor-diff">
           Diff
         </button>
@@ -295,14 +397,71 @@ export function PackageEditor({ tab, active }: TabViewProps) {
           <SafeText text={loaded.message} />
         </div>
       )}
+      {offer && doc && (
+        <div className="editor-banner editor-offer" role="status" data-testid="editor-restore-offer" data-step={offer.step}>
+          {offer.step === 'ask' ? (
+            <>
+              <span>
+                Restored your unsaved draft{offer.updatedAt ? ' from ' : ''}
+                {offer.updatedAt && (
+                  <time dateTime={offer.updatedAt} data-testid="editor-restore-time">
+                    {formatTime(offer.updatedAt)}
+                  </time>
+                )}
+                : it differs from {doc.base ? `the published v${doc.base.version}` : 'the new package'}.
+              </span>
+              <button type="button" className="btn small primary" onClick={() => setOffer(undefined)} data-testid="editor-restore-keep">
+                Keep draft
+              </button>
+              <button type="button" className="btn small" onClick={() => setOffer({ ...offer, step: 'confirm' })} data-testid="editor-restore-discard">
+                Discard draft…
+              </button>
+            </>
+          ) : (
+            <>
+              <span>
+                Discard the draft{offer.updatedAt ? ` from ${formatTime(offer.updatedAt)}` : ''} and go back to {doc.base ? `the published v${doc.base.version}` : 'a new package'}? Undo in the JSON view brings it back while this tab is open.
+              </span>
+              <button type="button" className="btn small danger" disabled={offer.step === 'discarding'} onClick={() => void discardDraft()} data-testid="editor-restore-discard-confirm">
+                Discard draft
+              </button>
+              <button type="button" className="btn small" disabled={offer.step === 'discarding'} onClick={() => setOffer({ ...offer, step: 'ask' })} data-testid="editor-restore-cancel">
+                Cancel
+              </button>
+            </>
+          )}
+        </div>
+      )}
       {doc?.save.state === 'unavailable' && (
         <div className="editor-banner muted" data-testid="editor-no-drafts">
           {doc.save.message}
         </div>
       )}
       <div className="editor-body" hidden={loaded.state === 'failed'}>
+        {mode === 'form' && doc && (
+          <div className="editor-form-host" ref={formRef}>
+            <FormView
+              skill={params.skill}
+              text={doc.text}
+              findings={findings}
+              meters={meters}
+              onSet={setFromForm}
+              onShowJson={(line, column) => {
+                if (line !== undefined) reveal(line, column ?? 1);
+                else setMode('json');
+              }}
+              onHistory={(direction) => {
+                // The model's own history: the same undo stack the JSON view's Ctrl+Z walks.
+                const model = editorRef.current?.getModel();
+                if (direction === 'undo') void model?.undo();
+                else void model?.redo();
+              }}
+            />
+          </div>
+        )}
         <div
           className="editor-monaco"
+          hidden={mode === 'form' && doc !== undefined}
           ref={host}
           data-autofocus
           tabIndex={-1}
@@ -316,6 +475,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
           <Meters
             meters={meters}
             onSelect={(pointer) => {
+              if (mode === 'form') return focusField(pointer);
               const model = editorRef.current?.getModel();
               const at = model ? locateLine(model, pointer) : undefined;
               if (at) reveal(at.line, at.column);
@@ -333,6 +493,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
         findings={findings}
         {...(doc?.registryFindings?.length ? { source: 'The registry refused the publish' } : {})}
         onSelect={(f) => {
+          if (mode === 'form') return focusField(f.path);
           const at = positionOf(f);
           reveal(at.line, at.column);
         }}

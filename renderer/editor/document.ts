@@ -22,6 +22,8 @@ export interface OpenedDocument {
   draftId?: string;
   /** Whether the host's draft holds edits not yet published (an autosaved draft offered back). */
   restored: boolean;
+  /** When the host's draft was last saved (ISO 8601). */
+  updatedAt?: string;
   /** Why edits are not autosaved, when they are not. */
   autosaveUnavailable?: string;
   /** The base moved underneath an autosaved draft. */
@@ -73,6 +75,7 @@ export async function openDocument(api: WorkbenchClient, connection: string, ski
       base: base ? { version: base.version, etag: base.etag } : null,
       draftId: draft.id,
       restored: draft.dirty,
+      updatedAt: draft.updated_at,
       ...(draft.conflict ? { conflict: draft.conflict } : {}),
     };
   } catch (error) {

@@ -97,6 +97,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'editor.previousProblem', category: 'Editor', title: 'Go to Previous Problem', keys: ['Shift+F8'], when: 'editor' },
   { command: 'editor.showProblems', category: 'Editor', title: 'Focus Problems Filter', keys: ['Mod+Shift+M'], when: 'editor' },
   { command: 'editor.focusText', category: 'Editor', title: 'Focus Package Text', keys: ['Mod+Shift+J'], when: 'editor' },
+  { command: 'editor.toggleForm', category: 'Editor', title: 'Toggle Form / JSON View', keys: ['Mod+Shift+F'], when: 'editor' },
   { command: 'editor.saveDraft', category: 'Editor', title: 'Save Draft', keys: ['Mod+S'], when: 'editor' },
   { command: 'editor.diffPublished', category: 'Editor', title: 'Diff Draft Against Published', keys: ['Mod+Alt+D'], when: 'editor' },
   { command: 'editor.diffVersion', category: 'Editor', title: 'Diff Draft Against a Version…', when: 'editor' },
