@@ -22,7 +22,7 @@
  *
  * Isomorphic: no `node:` imports.
  */
-import { estimateTokens } from '../package/tokens';
+import { estimateTokens, Utf8Counter } from '../package/tokens';
 import type { Boundary, SkillManifest } from '../package/types';
 import { isStoreError } from '../store/errors';
 import type { SkillRegistryReader, SkillResourceBody } from '../store/types';
@@ -227,6 +227,8 @@ export async function projectBoundary(input: ProjectionInput): Promise<Projectio
   );
   throwIfAborted(input.signal);
 
+  // Measures the blocks of this projection through the native UTF-8 encoder.
+  const counter = new Utf8Counter();
   let mainTokens = 0;
   let resourceTokens = 0;
   const blocks: string[] = [];
@@ -245,7 +247,7 @@ export async function projectBoundary(input: ProjectionInput): Promise<Projectio
       projectedSkills.add(a.skill);
       continue;
     }
-    const tokens = estimateTokens(block);
+    const tokens = estimateTokens(block, counter);
     const over =
       mainTokens + tokens > budgets.main
         ? `main budget (${mainTokens} + ${tokens} > ${budgets.main})`
@@ -307,7 +309,7 @@ export async function projectBoundary(input: ProjectionInput): Promise<Projectio
       return;
     }
     const block = renderResourceBlock(r.skill, r.name, body.content);
-    const tokens = estimateTokens(block);
+    const tokens = estimateTokens(block, counter);
     if (!projectedSkills.has(r.skill)) {
       resources.push({ ...base, status, tokens, reason: 'its skill was not projected' });
       fail({ code: 'skill_content_omitted', boundary, skill: r.skill, resource: r.name, action, message: `resource ${r.skill}#${r.name} omitted: the instructions of ${r.skill} were not projected at this boundary` });

@@ -6,7 +6,7 @@
  * result the problems panel lists, so a meter and a finding cannot disagree.
  * Pure: no DOM.
  */
-import { estimateTokens, utf8Bytes } from '../../core/package/tokens';
+import { estimateTokens, Utf8Counter } from '../../core/package/tokens';
 import type { PackageCheck } from '../../core/package/validate';
 import type { SkillAuthoringLimits, SkillId } from '../../core/package/types';
 import { skillKey } from '../../core/package/types';
@@ -59,7 +59,8 @@ export function packageMeters(check: PackageCheck, limits: SkillAuthoringLimits,
   const pkg = check.normalized;
   const m = check.metrics;
   const measured = pkg !== undefined;
-  const largest = pkg ? pkg.resources.reduce((max, r) => Math.max(max, estimateTokens(utf8Bytes(r.content))), 0) : null;
+  const counter = new Utf8Counter();
+  const largest = pkg ? pkg.resources.reduce((max, r) => Math.max(max, estimateTokens(r.content, counter)), 0) : null;
   const make = (id: PackageMeter['id'], label: string, used: number | null, limit: number, unit: string, title: string, pointer: string): PackageMeter => ({
     id,
     label,

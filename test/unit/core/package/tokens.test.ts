@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFile } from 'node:fs/promises';
-import { estimateTokens, utf8Bytes } from '../../../../core/package/tokens';
+import { estimateTokens, Utf8Counter, utf8Bytes } from '../../../../core/package/tokens';
 import { validatePackage } from '../../../../core/package/validate';
 
 describe('utf8Bytes', () => {
@@ -16,7 +16,23 @@ describe('utf8Bytes', () => {
 
   it('counts long strings through the native encoder', () => {
     const text = 'é😀a'.repeat(10_000);
+    expect(utf8Bytes(text, new Utf8Counter())).toBe(new TextEncoder().encode(text).length);
     expect(utf8Bytes(text)).toBe(new TextEncoder().encode(text).length);
+  });
+
+  it('gives the same count through one counter reused over strings of any length, long before short', () => {
+    const anyLength = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.string({ unit: 'binary', minLength: 48, maxLength: 2000 }));
+    fc.assert(
+      fc.property(fc.array(anyLength, { minLength: 1, maxLength: 10 }), (texts) => {
+        const counter = new Utf8Counter();
+        for (const text of texts) {
+          const bytes = new TextEncoder().encode(text).length;
+          expect(utf8Bytes(text, counter)).toBe(bytes);
+          expect(estimateTokens(text, counter)).toBe(estimateTokens(bytes));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
