@@ -23,8 +23,8 @@ import {
   VAGUE_LOAD_WHEN,
   type FindingCode,
 } from './rules';
-import { scanText, type ScanCache } from './scan';
-import { estimateTokens, TOKEN_ESTIMATOR, utf8Bytes } from './tokens';
+import { Scanner, type ScanCache } from './scan';
+import { estimateTokens, TOKEN_ESTIMATOR, Utf8Counter, utf8Bytes } from './tokens';
 import {
   BOUNDARIES,
   type Finding,
@@ -251,12 +251,17 @@ class Checker {
   private readonly measured = new Map<string, number>();
   /** Sum over every string value and key of (UTF-8 bytes - UTF-16 length). */
   private extraBytes = 0;
+  /** Scans the string values: the caller's cache, or a scanner of this validation's own. */
+  private readonly scanner: Pick<Scanner, 'scan'>;
 
   constructor(
     private readonly report: Report,
     private readonly limits: SkillAuthoringLimits,
-    private readonly cache: ScanCache | undefined,
-  ) {}
+    cache: ScanCache | undefined,
+    private readonly counter: Utf8Counter,
+  ) {
+    this.scanner = cache ?? new Scanner();
+  }
 
   private wrongType(path: string, field: string, expected: string, got: unknown): void {
     this.typeErrors.add(path);
@@ -270,7 +275,7 @@ class Checker {
   /** Bytes of the normalized form of the string at `path`, reusing the scan's count when normalization changed nothing. */
   private bytesOf(path: string, raw: string, normalized: string): number {
     const known = raw === normalized ? this.measured.get(path) : undefined;
-    return known ?? utf8Bytes(normalized);
+    return known ?? utf8Bytes(normalized, this.counter);
   }
 
   /** Non-ASCII surplus of all strings and keys: text length plus this is the UTF-8 size of the strings' characters. */
@@ -559,7 +564,7 @@ class Checker {
     while (stack.length > 0) {
       const { path, node, projected } = stack.pop()!;
       if (typeof node === 'string') {
-        const scan = this.cache === undefined ? scanText(node, { projected }) : this.cache.scan(node, { projected });
+        const scan = this.scanner.scan(node, { projected });
         this.measured.set(path, scan.bytes);
         this.extraBytes += scan.bytes - node.length;
         for (const hit of scan.hits) {
@@ -585,9 +590,9 @@ class Checker {
 /** The package size, once every string has been measured (`stringExtra`: see `Checker.stringExtraBytes`). */
 type PackageSize = (stringExtra: number) => number;
 
-function validateDocument(value: unknown, doc: ParsedJson | undefined, size: PackageSize, report: Report, limits: SkillAuthoringLimits, options: ValidateOptions): PackageCheck {
+function validateDocument(value: unknown, doc: ParsedJson | undefined, size: PackageSize, report: Report, limits: SkillAuthoringLimits, options: ValidateOptions, counter: Utf8Counter): PackageCheck {
   const id = options.id;
-  const checker = new Checker(report, limits, options.cache);
+  const checker = new Checker(report, limits, options.cache, counter);
   if (id !== undefined) checker.identity(id);
   if (!isPlainObject(value)) {
     report.add('document_not_object', '', [typeName(value)]);
@@ -626,10 +631,10 @@ function escapeSurplus(text: string): number | undefined {
  * as the decoded values except those written as escapes. Only a leading byte
  * order mark (3 bytes, 1 unit) sits outside strings.
  */
-function textSize(text: string): PackageSize {
+function textSize(text: string, counter: Utf8Counter): PackageSize {
   return (stringExtra) => {
     const surplus = escapeSurplus(text);
-    if (surplus === undefined) return utf8Bytes(text);
+    if (surplus === undefined) return utf8Bytes(text, counter);
     return text.length + stringExtra - surplus + (text.charCodeAt(0) === 0xfeff ? 2 : 0);
   };
 }
@@ -645,6 +650,8 @@ function run(input: unknown, options: ValidateOptions): PackageCheck {
     return { valid: false, errors, warnings: findings.filter((f) => f.severity === 'warning'), metrics: emptyMetrics(packageBytes) };
   };
 
+  // Counts the UTF-8 bytes of long strings of this validation (never shared with another).
+  const counter = new Utf8Counter();
   let text: string;
   let size: PackageSize;
   if (input instanceof Uint8Array || input instanceof ArrayBuffer) {
@@ -655,27 +662,27 @@ function run(input: unknown, options: ValidateOptions): PackageCheck {
     size = () => bytes.length;
   } else if (typeof input === 'string') {
     text = input;
-    size = textSize(input);
+    size = textSize(input, counter);
   } else {
     const problem = jsonValueProblem(input);
     if (problem !== undefined) {
       const code = problem.tooDeep ? 'json_nesting_too_deep' : 'invalid_json_value';
       return fail([{ severity: 'error', code, path: problem.path, message: problem.tooDeep ? `the value has ${problem.what}` : RULES.invalid_json_value.message(problem.what) }], 0);
     }
-    const canonicalBytes = utf8Bytes(canonicalJson(input));
+    const canonicalBytes = utf8Bytes(canonicalJson(input), counter);
     const report = new Report(undefined, input);
-    const check = validateDocument(input, undefined, () => canonicalBytes, report, limits, options);
+    const check = validateDocument(input, undefined, () => canonicalBytes, report, limits, options, counter);
     return early.length === 0 ? check : { ...check, valid: false, errors: [...early, ...check.errors] };
   }
 
   const parsed = parseJsonDocument(text);
   if (!parsed.ok) {
     const bom = text.charCodeAt(0) === 0xfeff ? [{ severity: 'error' as const, code: 'byte_order_mark', path: '', message: RULES.byte_order_mark.message(), line: 1, column: 1, endLine: 1, endColumn: 2 }] : [];
-    return fail([...bom, ...parsed.findings], typeof input === 'string' ? utf8Bytes(text) : size(0));
+    return fail([...bom, ...parsed.findings], typeof input === 'string' ? utf8Bytes(text, counter) : size(0));
   }
   const report = new Report(parsed, parsed.value);
   if (text.charCodeAt(0) === 0xfeff) report.add('byte_order_mark', '', [], { span: { start: 0, end: 1 } });
-  const check = validateDocument(parsed.value, parsed, size, report, limits, options);
+  const check = validateDocument(parsed.value, parsed, size, report, limits, options, counter);
   return early.length === 0 ? check : { ...check, valid: false, errors: [...early, ...check.errors] };
 }
 
