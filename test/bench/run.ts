@@ -17,6 +17,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   workspace: () => import('./workspace'),
   'ui-catalog': () => import('./ui'),
   'workbench-evals': () => import('./workbench'),
+  'workbench-live': () => import('./live'),
 };
 
 const only = process.argv.slice(2);

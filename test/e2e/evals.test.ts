@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCount, formatP, formatRate } from '../../core/report/format';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../helpers/chatEndpoint';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, VIEWPORTS, type App } from './harness';
 
 const SKILL = 'travel/weather-assessment';
 const WEATHERY = /typhoon|hot|clothes|snow|beach/i;
@@ -104,7 +104,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
       expect(cases).toBeGreaterThanOrEqual(8);
       const perModel = cases * 5;
       expect(await text(page, '[data-testid="plan-catalog-tokens"]')).toMatch(/^[\d,]+ \/ 2,000 tokens$/);
-      await screenshot(page, 'evals-setup-1280x800');
+      await screenshotSizes(page, 'evals-setup');
 
       await page.keyboard.press('Control+Enter');
       const run = page.getByTestId('eval-run-view');
@@ -116,7 +116,8 @@ describe('journey 7: a live evaluation in the workbench', () => {
       const pending = await page.locator('[data-testid="slot"][data-state="pending"]').count();
       expect(filled).toBeGreaterThan(0);
       expect(pending).toBeGreaterThan(0);
-      await screenshot(page, 'evals-live-1280x800');
+      // One size while the emulated model is still running (the journey stops it next); the wide one after the resume below.
+      await screenshotSizes(page, 'evals-live', [VIEWPORTS[0]]);
       await emulatedRow.getByRole('button', { name: 'Stop' }).click();
 
       await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('incomplete');
@@ -143,7 +144,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
       expect(await drawer.getByTestId('trace-decision').count()).toBe(5);
       expect(await drawer.getByTestId('trace-prompt').first().textContent()).toContain('<request>');
       const firstRequest = await text(page, '[data-testid="trace-drawer"] .trace-request bdi');
-      await screenshot(page, 'evals-trace-1280x800');
+      await screenshotSizes(page, 'evals-trace');
       await page.keyboard.press('ArrowDown');
       if (shown > 1) await expect.poll(() => text(page, '[data-testid="trace-drawer"] .trace-request bdi'), { timeout: 30_000 }).not.toBe(firstRequest);
       await page.keyboard.press('ArrowRight');
@@ -176,10 +177,13 @@ describe('journey 7: a live evaluation in the workbench', () => {
         }
       }
       expect(await page.getByTestId('verdict').getAttribute('data-status')).toBe(report.summary.verdict.status);
-      await screenshot(page, 'evals-metrics-1280x800');
+      await screenshotSizes(page, 'evals-metrics');
 
       // The run is listed from the run folder with its config hash and resumes to completion.
       await page.getByTestId('resume').click();
+      await page.getByTestId('section-matrix').click();
+      await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 60_000 }).toMatch(/^(running|complete)$/);
+      await screenshotSizes(page, 'evals-live', [VIEWPORTS[1]]);
       await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('complete');
       expect(await page.getByTestId('run-status').textContent()).toMatch(/^Finished with \d+ errors?$/);
       const listed = page.locator(`[data-testid="eval-run-item"][data-run="${runId}"]`);
@@ -212,7 +216,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await setup.getByTestId('eval-model-add').click();
       await setup.getByTestId('eval-repeats').fill('3');
       await expect.poll(() => setup.getByTestId('plan-catalog').count(), { timeout: 60_000 }).toBe(2);
-      await screenshot(page, 'evals-setup-draft-vs-published-1280x800');
+      await screenshotSizes(page, 'evals-setup-draft-vs-published');
       await setup.getByTestId('eval-run').click();
 
       const run = page.locator('[data-testid="eval-run-view"]:visible');
@@ -253,7 +257,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
       // The emulated model never answered the refused request: flagged missing, not counted as a pass.
       const emulatedSection = sections.filter({ hasText: '#emulated' }).first();
       expect(await emulatedSection.locator('[data-testid="flip"][data-kind="missing"]').count()).toBeGreaterThan(0);
-      await screenshot(page, 'evals-comparison-1280x800');
+      await screenshotSizes(page, 'evals-comparison');
 
       await run.getByTestId('section-metrics').click();
       for (const m of report.summary.models) {
@@ -265,7 +269,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
         }
       }
       expect(await run.locator('[data-testid="metrics-row"] .ci').first().textContent()).toMatch(/^\[\d+\.\d%, \d+\.\d%\]$/);
-      await screenshot(page, 'evals-metrics-draft-1280x800');
+      await screenshotSizes(page, 'evals-metrics-draft');
       expect(pageErrors(page)).toEqual([]);
     },
     E2E_TIMEOUT_MS,

@@ -236,3 +236,24 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, animations: 'disabled' });
   return path;
 }
+
+/**
+ * Saves the page at every size of `sizes` (default {@link VIEWPORTS}) as
+ * `test/e2e/screenshots/<name>-<width>x<height>.png`, then gives the page its
+ * own size back; returns the paths.
+ */
+export async function screenshotSizes(page: Page, name: string, sizes: readonly { width: number; height: number }[] = VIEWPORTS): Promise<string[]> {
+  const own = page.viewportSize();
+  const paths: string[] = [];
+  try {
+    for (const size of sizes) {
+      await page.setViewportSize({ ...size });
+      // Two frames: the resize is laid out and painted before the capture.
+      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+      paths.push(await screenshot(page, `${name}-${size.width}x${size.height}`));
+    }
+  } finally {
+    if (own) await page.setViewportSize(own);
+  }
+  return paths;
+}

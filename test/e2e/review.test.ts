@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, type App } from './harness';
 
 const DRAFT = 'skills/packages/devops/incident-response.json';
 const FIELDS = ['/description', '/activation_examples/should_activate', '/change_reason'];
@@ -59,12 +59,12 @@ describe('journey 9: review a publication request', () => {
 
     for (const pointer of FIELDS) await page.getByTestId(`review-viewed-${pointer}`).check();
     await expect(page.getByTestId('review-progress-text').textContent()).resolves.toBe('3/3 fields viewed');
-    await screenshot(page, 'review-viewed-1280x800');
+    await screenshotSizes(page, 'review-viewed');
 
     await page.getByTestId(`review-approve-${id}`).click();
     await expect.poll(() => page.getByTestId(`review-status-${id}`).textContent()).toBe('Approved');
     await expect.poll(() => page.getByTestId(`review-publish-${id}`).isDisabled()).toBe(false);
-    await screenshot(page, 'review-approved-1280x800');
+    await screenshotSizes(page, 'review-approved');
 
     // The author edits the draft after the approval.
     const edited = JSON.parse(await readFile(join(ws, DRAFT), 'utf8')) as { description: string };
@@ -73,7 +73,7 @@ describe('journey 9: review a publication request', () => {
     await expect.poll(() => page.getByTestId(`review-status-${id}`).textContent(), { timeout: 60_000 }).toBe('Stale');
     await expect(page.getByTestId(`review-publish-${id}`).isDisabled()).resolves.toBe(true);
     await expect(page.getByTestId('review-publish-reason').textContent()).resolves.toMatch(/stale/);
-    await screenshot(page, 'review-stale-1280x800');
+    await screenshotSizes(page, 'review-stale');
     expect(pageErrors(page)).toEqual([]);
   });
 
