@@ -1,15 +1,14 @@
 /**
  * Small files of the app-data folder (profiles, sealed secrets): bounded
- * reads that never create anything, and atomic replacements (a temp file in
- * the same folder, fsync, rename, fsync of the folder) with the mode given, so
- * a crash leaves either the old file or the new one, never a torn one.
+ * reads that never create anything, and the options of their atomic
+ * replacements (core/fs/atomic: a temp file in the same folder, fsync, rename,
+ * fsync of the folder), private to the user, so a crash leaves either the old
+ * file or the new one, never a torn one.
  *
  * Node-only: uses node:fs.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { WorkbenchError } from '../errors';
+import type { AtomicWriteOptions } from '../fs/atomic';
 import { readFileBounded } from '../workspace/read';
 
 /** Reads a UTF-8 file of at most `maxBytes`, or returns `undefined` when it does not exist. */
@@ -23,44 +22,11 @@ export async function readSmallFile(path: string, maxBytes: number, label: strin
   }
 }
 
-async function fsyncDir(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Some platforms cannot open or flush a folder; the rename is still atomic there.
-  }
-}
-
 /**
- * Replaces `path` with `data` atomically, the file created with `mode` (its
- * folder, created when missing, with 0700). A failure leaves the old file.
+ * How the app-data folder's files are written with `writeFileAtomic` (core/fs):
+ * the file exactly 0600 whatever the umask, its folder created 0700 when missing.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'wx', mode);
-  try {
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // The umask may have narrowed or (on some file systems) ignored the mode.
-    await chmod(tmp, mode);
-    await rename(tmp, path);
-  } catch (error) {
-    await rm(tmp, { force: true });
-    throw error;
-  }
-  await fsyncDir(dir);
-}
+export const PRIVATE_FILE: AtomicWriteOptions = { mode: 0o600, mkdirs: true, dirMode: 0o700 };
 
 /** Runs async jobs one after another (one writer per file within a process). */
 export class SerialQueue {

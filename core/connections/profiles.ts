@@ -17,7 +17,8 @@ import { z } from 'zod';
 import { WorkbenchError } from '../errors';
 import type { ConnectionProfile, ConnectionTarget, ImportReport, ProfilesExport, SecretName } from '../api/contract';
 import { connectionNameSchema } from '../api/contract';
-import { SerialQueue, readSmallFile, writeFileAtomic } from './files';
+import { writeFileAtomic } from '../fs/atomic';
+import { PRIVATE_FILE, SerialQueue, readSmallFile } from './files';
 import { SECRET_NAMES, type SecretsPatch } from './secrets';
 
 /** Name of the built-in profile of the embedded registry. */
@@ -258,7 +259,7 @@ export class ProfileStore {
 
   private async writeSaved(profiles: ConnectionProfile[]): Promise<void> {
     const sorted = [...profiles].sort((a, b) => a.name.localeCompare(b.name));
-    await writeFileAtomic(this.path, `${JSON.stringify({ format: FILE_FORMAT, profiles: sorted }, null, 2)}\n`, 0o600);
+    await writeFileAtomic(this.path, `${JSON.stringify({ format: FILE_FORMAT, profiles: sorted }, null, 2)}\n`, PRIVATE_FILE);
   }
 
   /** Every profile, the built-in `default` first, then by name. */

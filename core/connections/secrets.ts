@@ -21,7 +21,8 @@ import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SecretName, SecretProtection, SecretsPresence } from '../api/contract';
-import { SerialQueue, readSmallFile, writeFileAtomic } from './files';
+import { writeFileAtomic } from '../fs/atomic';
+import { PRIVATE_FILE, SerialQueue, readSmallFile } from './files';
 
 /** The secret names a profile may have, in display order. */
 export const SECRET_NAMES: readonly SecretName[] = ['password', 'sentinel_password', 'token', 'headers', 'proxy_password'];
@@ -102,7 +103,7 @@ export async function keySealer(dir: string, env: Record<string, string | undefi
     if (salt === undefined) {
       if (!options.create) return undefined;
       salt = randomBytes(16).toString('base64');
-      await writeFileAtomic(saltPath, salt, 0o600);
+      await writeFileAtomic(saltPath, salt, PRIVATE_FILE);
     }
     const key = scryptSync(passphrase, Buffer.from(salt.trim(), 'base64'), KEY_BYTES, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
     return aesGcmSealer(key, 'key', 'env');
@@ -112,7 +113,7 @@ export async function keySealer(dir: string, env: Record<string, string | undefi
   if (text === undefined) {
     if (!options.create) return undefined;
     text = randomBytes(KEY_BYTES).toString('base64');
-    await writeFileAtomic(keyPath, text, 0o600);
+    await writeFileAtomic(keyPath, text, PRIVATE_FILE);
   }
   const key = Buffer.from(text.trim(), 'base64');
   if (key.length !== KEY_BYTES) throw new WorkbenchError('secrets_locked', 'the secrets key file of the app-data folder is damaged: remove the saved secrets and enter them again');
@@ -234,7 +235,7 @@ export class FileSecretStore implements SecretStore {
     }
     const sealed = await sealer.seal(Buffer.from(JSON.stringify(all), 'utf8'));
     const file: SecretsFile = { format: FORMAT, key: sealer.keyId, names, sealed: sealed.toString('base64') };
-    await writeFileAtomic(this.path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+    await writeFileAtomic(this.path, `${JSON.stringify(file, null, 2)}\n`, PRIVATE_FILE);
   }
 
   async get(profile: string): Promise<ProfileSecrets> {

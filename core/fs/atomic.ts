@@ -14,7 +14,7 @@
  * Node-only: uses node:fs.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants as fsConstants, fsync as fsyncCallback, openSync, renameSync, unlinkSync, write as writeCallback, writeFileSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fchmodSync, fsync as fsyncCallback, openSync, renameSync, unlinkSync, write as writeCallback, writeFileSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,10 +24,15 @@ const writeAsync = promisify(writeCallback);
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
-  /** Permission bits of a newly written file (default 0o666 minus the umask). */
+  /**
+   * Permission bits of the file, exactly (the umask does not narrow them), as
+   * secret files need. Default: 0o666 minus the umask.
+   */
   mode?: number;
   /** Create missing parent folders (default false: a missing folder is an error). */
   mkdirs?: boolean;
+  /** Permission bits of the folders `mkdirs` creates (default 0o777 minus the umask). */
+  dirMode?: number;
   /**
    * Flush the file and its folder before returning (default true). `false` keeps
    * atomicity against a dying process but not against power loss.
@@ -130,13 +135,15 @@ async function writeAll(fd: number, data: string | Uint8Array): Promise<number> 
  */
 export async function writeFileAtomic(path: string, content: AtomicContent, options: AtomicWriteOptions = {}): Promise<number> {
   const durable = options.durable ?? true;
-  if (options.mkdirs) await mkdir(dirname(path), { recursive: true });
+  if (options.mkdirs) await mkdir(dirname(path), { recursive: true, ...(options.dirMode !== undefined && { mode: options.dirMode }) });
   const tmp = temporaryNameFor(path);
   let fd: number | undefined;
   let bytes = 0;
   try {
     fd = openSync(tmp, 'wx', options.mode ?? 0o666);
     const out = fd;
+    // The umask may have narrowed the mode given (or a file system ignored it).
+    if (options.mode !== undefined) fchmodSync(out, options.mode);
     if (typeof content === 'function') {
       await content({ write: async (data) => void (bytes += await writeAll(out, data)) });
     } else {

@@ -31,7 +31,7 @@ import { isStoreError } from '../store/errors';
 import type { PublishResult, SkillStore } from '../store/types';
 import { readFileBounded } from '../workspace/read';
 import { identityFromPath } from '../workspace/identity';
-import { writeFileAtomic } from '../connections/files';
+import { writeFileAtomic } from '../fs/atomic';
 import { publishApproved } from '../connections/open';
 
 /** Folder of the requests, relative to the workspace root. */
@@ -138,7 +138,7 @@ export async function readRequest(root: string, id: string): Promise<ReviewFile>
 }
 
 async function writeRequest(root: string, doc: ReviewFile): Promise<void> {
-  await writeFileAtomic(requestPath(root, doc.id), `${JSON.stringify(doc, null, 2)}\n`, 0o644);
+  await writeFileAtomic(requestPath(root, doc.id), `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644, mkdirs: true, dirMode: 0o700 });
 }
 
 function record(doc: ReviewFile, ctx: ReviewContext, action: ReviewEvent['action'], extra: { comment?: string; hash?: string } = {}): void {

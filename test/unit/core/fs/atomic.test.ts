@@ -72,6 +72,30 @@ describe('writeFileAtomic', () => {
     expect(await readFile(join(target, 'inside'), 'utf8')).toBe('kept');
   });
 
+  it.skipIf(process.platform === 'win32')('gives the file exactly the mode asked for, even where the umask would narrow it, and created folders dirMode', async () => {
+    const dir = await fresh();
+    const previous = process.umask(0o077);
+    try {
+      const file = join(dir, 'shared', 'notes.json');
+      await writeFileAtomic(file, '{}', { mode: 0o640, mkdirs: true });
+      expect((await stat(file)).mode & 0o777).toBe(0o640);
+      await writeFileAtomic(file, '{"again":1}', { mode: 0o640 });
+      expect((await stat(file)).mode & 0o777).toBe(0o640);
+    } finally {
+      process.umask(previous);
+    }
+    const secret = join(dir, 'private', 'deeper', 'key.json');
+    const umask = process.umask(0o022);
+    try {
+      await writeFileAtomic(secret, 'sealed', { mode: 0o600, mkdirs: true, dirMode: 0o700 });
+    } finally {
+      process.umask(umask);
+    }
+    expect((await stat(secret)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, 'private'))).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dir, 'private', 'deeper'))).mode & 0o777).toBe(0o700);
+  });
+
   it('refuses a missing folder unless asked to create it, and creates nothing when it refuses', async () => {
     const dir = await fresh();
     const file = join(dir, 'missing', 'deeper', 'f.txt');
@@ -119,3 +143,4 @@ describe('temporary names', () => {
     expect(isTemporaryName('.hidden')).toBe(false);
   });
 });
+
