@@ -18,6 +18,7 @@ import { closeSync, constants as fsConstants, fchmodSync, fsync as fsyncCallback
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { processGone, selfIdentity } from './processIdentity';
 
 const fsyncAsync = promisify(fsyncCallback);
 const writeAsync = promisify(writeCallback);
@@ -69,10 +70,13 @@ export async function fsyncDir(dir: string): Promise<void> {
 
 /**
  * The name of a temporary file beside `path`: hidden (a leading dot, so
- * package discovery and watchers ignore it) and unique per writer.
+ * package discovery and watchers ignore it), unique per writer, and naming the
+ * writer (pid and, where known, start time) so a sweep can tell whether it is gone.
  */
 export function temporaryNameFor(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const start = selfIdentity().start;
+  const writer = start === undefined ? `${process.pid}` : `${process.pid}-${start}`;
+  return join(dirname(path), `.${basename(path)}.${writer}.${randomBytes(6).toString('hex')}.tmp`);
 }
 
 /** True for a temporary file {@link writeFileAtomic} leaves behind when its process dies mid-write. */
@@ -80,22 +84,13 @@ export function isTemporaryName(name: string): boolean {
   return name.startsWith('.') && name.endsWith('.tmp');
 }
 
-const TEMPORARY = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/;
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return isErrno(error, 'EPERM');
-  }
-}
+/** `.<name>.<pid>[-<start>].<12 hex>.tmp`: the writer's pid, and its start time where the system tells it. */
+const TEMPORARY = /^\..+\.(\d+)(?:-(\d+))?\.[0-9a-f]{12}\.tmp$/;
 
 /**
  * Removes the temporary files of {@link writeFileAtomic} that a process killed
- * mid-write left in `dir` (only those whose writer is no longer running), so
+ * mid-write left in `dir` (only those whose writer is no longer running: a pid
+ * that is free, a zombie, or now another process started at another time), so
  * they do not pile up in a Git folder. Returns how many were removed; a
  * missing or unreadable folder removes nothing.
  */
@@ -109,7 +104,7 @@ export async function removeStaleTemporaries(dir: string): Promise<number> {
   let removed = 0;
   for (const name of names) {
     const m = TEMPORARY.exec(name);
-    if (!m || isAlive(Number(m[1]))) continue;
+    if (!m || !processGone({ pid: Number(m[1]), ...(m[2] !== undefined && { start: m[2] }) })) continue;
     await rm(join(dir, name), { force: true }).catch(() => undefined);
     removed++;
   }

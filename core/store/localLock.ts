@@ -3,6 +3,9 @@
  * one lock file serializes mutations across processes; a lock whose holder is gone
  * is taken over, and the taker inherits the repairs the dead holder left.
  *
+ * A holder is named by pid, process start time and boot id (core/fs/processIdentity),
+ * so a zombie or a reused pid does not keep an abandoned lock alive.
+ *
  * Node-only: uses node:fs and node:os.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,6 +13,7 @@ import { linkSync, readFileSync, renameSync, statSync, writeFileSync } from 'nod
 import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processGone, selfIdentity } from '../fs/processIdentity';
 import { StoreError } from './errors';
 import { isErrno, unlinkQuietly } from './localFiles';
 
@@ -38,79 +42,6 @@ interface LockInfo {
 
 /** The `repair` entry that asks for the whole catalog to be rebuilt from the skills' states. */
 export const REBUILD_ALL = '*';
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return isErrno(error, 'EPERM');
-  }
-}
-
-const HAS_PROC = (() => {
-  try {
-    statSync('/proc/self/stat');
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
-/** State letter and start time of a process from `/proc/<pid>/stat`; `'absent'` when there is no such process. */
-function procStat(pid: number): { state: string; start: string } | 'absent' | undefined {
-  if (!HAS_PROC || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch (error) {
-    return isErrno(error, 'ENOENT', 'ESRCH') ? 'absent' : undefined;
-  }
-  // `pid (comm) state ...`: comm may hold spaces and parentheses, so split after the last `)`.
-  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  const state = fields[0];
-  const start = fields[19];
-  return state !== undefined && start !== undefined ? { state, start } : undefined;
-}
-
-let ownIdentity: { start?: string; boot?: string } | undefined;
-
-/** This process's start time and the host's boot id, where the system tells them. */
-function selfIdentity(): { start?: string; boot?: string } {
-  if (ownIdentity) return ownIdentity;
-  const identity: { start?: string; boot?: string } = {};
-  const stat = procStat(process.pid);
-  if (stat !== undefined && stat !== 'absent') identity.start = stat.start;
-  const boot = bootId();
-  if (boot !== undefined) identity.boot = boot;
-  ownIdentity = identity;
-  return identity;
-}
-
-function bootId(): string | undefined {
-  if (!HAS_PROC) return undefined;
-  try {
-    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether the process a lock names on this host is gone: no such pid, a zombie
- * (dead but not yet reaped: `kill(pid, 0)` still succeeds on it), a pid now used by
- * a process that started at another time, or a lock from before a reboot. Without
- * `/proc` only the pid can be checked.
- */
-function holderGone(holder: { pid: number; start?: unknown; boot?: unknown }): boolean {
-  const self = selfIdentity();
-  if (typeof holder.boot === 'string' && self.boot !== undefined && holder.boot !== self.boot) return true;
-  const stat = procStat(holder.pid);
-  if (stat === 'absent') return true;
-  if (stat === undefined) return !pidAlive(holder.pid);
-  if (stat.state === 'Z' || stat.state === 'X' || stat.state === 'x') return true;
-  return typeof holder.start === 'string' && holder.start !== stat.start;
-}
 
 /** What an abandoned lock leaves to repair: its own skill, what it had inherited, or everything when unreadable. */
 function pendingRepairs(info: LockInfo | undefined): string[] {
@@ -213,7 +144,7 @@ export class RegistryLock {
     const names = await readdir(this.dir).catch((): string[] => []);
     for (const n of names) {
       const m = /^lock\.(\d+)\.[0-9a-f]+\.tmp$/.exec(n);
-      if (m && holderGone({ pid: Number(m[1]) })) await rm(join(this.dir, n), { force: true });
+      if (m && processGone({ pid: Number(m[1]) })) await rm(join(this.dir, n), { force: true });
     }
   }
 
@@ -234,7 +165,7 @@ export class RegistryLock {
       // Lock files are linked into place complete; an unreadable one is foreign or damaged.
       return Date.now() - mtimeMs > this.options.foreignStaleMs;
     }
-    if (info.host === hostname()) return holderGone(info);
+    if (info.host === hostname()) return processGone(info);
     return Date.now() - Date.parse(info.at) > this.options.foreignStaleMs;
   }
 

@@ -6,6 +6,7 @@
  * skill opened for editing carrying its base version and ETag.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -209,6 +210,27 @@ describe('leftovers of a killed writer', () => {
       expect(view.entries.some((e) => e.path.endsWith('.tmp'))).toBe(false);
       const left = await readdir(travel);
       expect(left).not.toContain(dead);
+      expect(left).toContain(live);
+    } finally {
+      await wb.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(!existsSync('/proc/self/stat'))('removes a temporary file whose writer pid is running but started at another time (a reused pid)', async () => {
+    const root = await exampleWorkspace();
+    const wb = await openWorkbench('direct');
+    try {
+      const stat = readFileSync('/proc/self/stat', 'utf8');
+      const start = BigInt(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? '0');
+      const travel = join(root, 'skills', 'packages', 'travel');
+      const reused = `.weather-assessment.json.${process.pid}-${start + 1n}.0123456789ab.tmp`;
+      const live = `.weather-assessment.json.${process.pid}-${start}.0123456789ab.tmp`;
+      await writeFile(join(travel, reused), '{"torn');
+      await writeFile(join(travel, live), '{"in flight');
+      await wb.client['workspace.open']({ dir: root });
+      const left = await readdir(travel);
+      expect(left).not.toContain(reused);
       expect(left).toContain(live);
     } finally {
       await wb.close();

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { isTemporaryName, temporaryNameFor, writeFileAtomic } from '../../../../core/fs/atomic';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { isTemporaryName, removeStaleTemporaries, temporaryNameFor, writeFileAtomic } from '../../../../core/fs/atomic';
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -144,3 +146,48 @@ describe('temporary names', () => {
   });
 });
 
+/** Start time of this process as `/proc/self/stat` gives it (field 22), where there is `/proc`. */
+function ownStartTime(): string | undefined {
+  try {
+    const text = readFileSync('/proc/self/stat', 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+describe('removeStaleTemporaries', () => {
+  it('removes the temporary files of writers that are gone and keeps those of running ones', async () => {
+    const dir = await fresh();
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    const own = basename(temporaryNameFor(join(dir, 'pkg.json')));
+    const names = {
+      own,
+      ownWithoutStart: `.pkg.json.${process.pid}.0123456789ab.tmp`,
+      gone: `.pkg.json.${gone}.0123456789ab.tmp`,
+      goneWithStart: `.pkg.json.${gone}-12345.0123456789ab.tmp`,
+      notOurs: `.pkg.json.tmp`,
+    };
+    for (const name of Object.values(names)) await writeFile(join(dir, name), 'x');
+    expect(await removeStaleTemporaries(dir)).toBe(2);
+    expect((await readdir(dir)).sort()).toEqual([names.notOurs, names.own, names.ownWithoutStart].sort());
+  });
+
+  it.skipIf(ownStartTime() === undefined)('removes a file whose pid is running but started at another time (a reused pid)', async () => {
+    const dir = await fresh();
+    const start = ownStartTime()!;
+    const own = basename(temporaryNameFor(join(dir, 'pkg.json')));
+    expect(own).toContain(`.${process.pid}-${start}.`);
+    const reused = `.pkg.json.${process.pid}-${BigInt(start) + 1n}.0123456789ab.tmp`;
+    await writeFile(join(dir, own), 'in flight');
+    await writeFile(join(dir, reused), 'torn');
+    expect(await removeStaleTemporaries(dir)).toBe(1);
+    expect(await readdir(dir)).toEqual([own]);
+  });
+
+  it('removes nothing from a missing folder', async () => {
+    const dir = await fresh();
+    expect(await removeStaleTemporaries(join(dir, 'missing'))).toBe(0);
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
