@@ -11,7 +11,7 @@
 import { useMemo, useState, type ReactNode } from 'react';
 import { joinPointer } from '../../core/package/parse';
 import { BOUNDARIES, type Finding, type SkillId } from '../../core/package/types';
-import { SafeText } from '../shell/SafeText';
+import { hasControls, SafeText } from '../shell/SafeText';
 import { assignFindings, readFormDocument, valueAt } from './formEdits';
 import type { PackageMeter } from './meters';
 
@@ -46,6 +46,20 @@ export function fieldTestId(pointer: string): string {
 
 function strings(value: unknown): string[] | undefined {
   return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+}
+
+/**
+ * A text box applies the direction controls in its value (an override makes
+ * `gnp.exe` read `exe.png`); below such a value the form shows it again with
+ * every control as a visible code point, so what the box shows cannot mislead.
+ */
+function Controls({ text }: { text: string }) {
+  if (!hasControls(text)) return null;
+  return (
+    <p className="form-controls" data-testid="form-controls">
+      Holds hidden direction or invisible characters; as stored: <SafeText text={text} />
+    </p>
+  );
 }
 
 function FieldProblems({ findings }: { findings: Finding[] | undefined }) {
@@ -132,10 +146,11 @@ function Fields({ value, skill, findings, meters, onSet, onHistory, readOnly = f
       'data-testid': `form-input${pointer.replace(/[^A-Za-z0-9_]+/g, '-')}`,
       'data-pointer': pointer,
     };
-    return multiline ? (
-      <textarea {...common} rows={rows} onChange={(e) => onSet(pointer, e.target.value)} />
-    ) : (
-      <input {...common} type="text" onChange={(e) => onSet(pointer, e.target.value)} />
+    return (
+      <>
+        {multiline ? <textarea {...common} rows={rows} onChange={(e) => onSet(pointer, e.target.value)} /> : <input {...common} type="text" onChange={(e) => onSet(pointer, e.target.value)} />}
+        <Controls text={current ?? ''} />
+      </>
     );
   };
 
@@ -414,6 +429,7 @@ function Rows({
                 ×
               </button>
             </div>
+            <Controls text={item} />
             <FieldProblems findings={problems} />
           </div>
         );

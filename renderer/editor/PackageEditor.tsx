@@ -439,7 +439,15 @@ export function PackageEditor({ tab, active }: TabViewProps) {
       )}
       <div className="editor-body" hidden={loaded.state === 'failed'}>
         {mode === 'form' && doc && (
-          <div className="editor-form-host" ref={formRef}>
+          <div
+            className="editor-form-host"
+            ref={formRef}
+            data-autofocus
+            tabIndex={-1}
+            onFocus={(e) => {
+              if (e.target === e.currentTarget) formRef.current?.querySelector<HTMLElement>('input, textarea, select, button')?.focus();
+            }}
+          >
             <FormView
               skill={params.skill}
               text={doc.text}
@@ -463,7 +471,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
           className="editor-monaco"
           hidden={mode === 'form' && doc !== undefined}
           ref={host}
-          data-autofocus
+          data-autofocus={mode === 'json' || doc === undefined ? true : undefined}
           tabIndex={-1}
           onFocus={(e) => {
             if (e.target === e.currentTarget) editorRef.current?.focus();
