@@ -9,6 +9,9 @@ import type { TokenEstimatorInfo } from './types';
 /** Name and version of the estimator every metric is computed with. */
 export const TOKEN_ESTIMATOR: TokenEstimatorInfo = Object.freeze({ name: 'truvag3-canonical', version: 'v1' });
 
+/** Encoders keep no state between calls: one serves every counter. */
+const encoder = new TextEncoder();
+
 /** Below this length a loop in JavaScript is cheaper than the native encoder. */
 const NATIVE_MIN = 48;
 
@@ -39,7 +42,6 @@ function countUnits(text: string): number {
  * shared between callers, so nothing is kept between unrelated counts.
  */
 export class Utf8Counter {
-  private readonly encoder = new TextEncoder();
   private scratch = new Uint8Array(0);
 
   /** Number of bytes `text` takes in UTF-8 (lone surrogates count as U+FFFD, 3 bytes). */
@@ -47,7 +49,7 @@ export class Utf8Counter {
     if (text.length < NATIVE_MIN) return countUnits(text);
     const needed = text.length * 3;
     if (this.scratch.length < needed) this.scratch = new Uint8Array(Math.max(needed, this.scratch.length * 2));
-    return this.encoder.encodeInto(text, this.scratch).written;
+    return encoder.encodeInto(text, this.scratch).written;
   }
 }
 

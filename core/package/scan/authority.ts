@@ -11,28 +11,10 @@ import type { TextHit } from './types';
 const LEADS = AUTHORITY_PATTERNS.map((p) => `(${p.lead})`).join('|');
 // One character before a lead: a space, line break or tab, or emphasis and a parenthesis
 // ("**Ignore", "(bypass"). irregexp jumps between those characters and tries the leads only there.
-const LEAD_AFTER_MARK = `[ \\n\\t*_(](?:${LEADS})`;
-const LEAD_AT_START = `[\\t >*#_"'\`(-]*(?:${LEADS})`;
+const LEAD_AFTER_MARK = new RegExp(`[ \\n\\t*_(](?:${LEADS})`, 'gi');
+const LEAD_AT_START = new RegExp(`[\\t >*#_"'\`(-]*(?:${LEADS})`, 'iy');
+const FULL = AUTHORITY_PATTERNS.map((p) => new RegExp(p.source, 'iy'));
 const CLAUSE_END = /[.!?;:\n][^.!?;:\n]*$/;
-
-/** The regexes of this section, which keep a search position: each scanner has its own. */
-export interface AuthorityPatterns {
-  leadAfterMark: RegExp;
-  leadAtStart: RegExp;
-  /** `LEAD_AFTER_MARK` again, for searching inside one clause. */
-  leadInRegion: RegExp;
-  /** Each pattern of `AUTHORITY_PATTERNS`, sticky. */
-  full: RegExp[];
-}
-
-export function authorityPatterns(): AuthorityPatterns {
-  return {
-    leadAfterMark: new RegExp(LEAD_AFTER_MARK, 'gi'),
-    leadAtStart: new RegExp(LEAD_AT_START, 'iy'),
-    leadInRegion: new RegExp(LEAD_AFTER_MARK, 'gi'),
-    full: AUTHORITY_PATTERNS.map((p) => new RegExp(p.source, 'iy')),
-  };
-}
 
 function excused(text: string, at: number, guard: AuthorityGuard): boolean {
   const before = text.slice(Math.max(0, at - 160), at);
@@ -45,11 +27,11 @@ function excused(text: string, at: number, guard: AuthorityGuard): boolean {
 }
 
 /** Checks the lead `m` found in `text` at `offset + m.index` (regions are scanned as slices). */
-function authorityAt(text: string, m: RegExpExecArray, offset: number, hits: TextHit[], patterns: AuthorityPatterns): void {
+function authorityAt(text: string, m: RegExpExecArray, offset: number, hits: TextHit[]): void {
   const which = m.findIndex((group, i) => i > 0 && group !== undefined) - 1;
   const lead = m[which + 1];
   const pattern = AUTHORITY_PATTERNS[which];
-  const full = patterns.full[which];
+  const full = FULL[which];
   if (pattern === undefined || full === undefined || lead === undefined) return;
   const at = offset + m.index + m[0].length - lead.length;
   // A quoted phrase is being mentioned, not given as an instruction.
@@ -60,13 +42,12 @@ function authorityAt(text: string, m: RegExpExecArray, offset: number, hits: Tex
   hits.push({ code: 'authority_bypass', index: at, length: phrase[0].length, args: [pattern.label, phrase[0].replace(/\s+/g, ' ')] });
 }
 
-export function scanAuthority(text: string, hits: TextHit[], patterns: AuthorityPatterns): void {
-  const { leadAtStart, leadAfterMark } = patterns;
-  leadAtStart.lastIndex = 0;
-  const first = leadAtStart.exec(text);
-  if (first !== null) authorityAt(text, first, 0, hits, patterns);
-  leadAfterMark.lastIndex = 0;
-  for (let m = leadAfterMark.exec(text); m !== null; m = leadAfterMark.exec(text)) authorityAt(text, m, 0, hits, patterns);
+export function scanAuthority(text: string, hits: TextHit[]): void {
+  LEAD_AT_START.lastIndex = 0;
+  const first = LEAD_AT_START.exec(text);
+  if (first !== null) authorityAt(text, first, 0, hits);
+  LEAD_AFTER_MARK.lastIndex = 0;
+  for (let m = LEAD_AFTER_MARK.exec(text); m !== null; m = LEAD_AFTER_MARK.exec(text)) authorityAt(text, m, 0, hits);
 }
 
 /** Whitespace as the regex `\s` sees it. */
@@ -87,6 +68,8 @@ function inLead(c: number): boolean {
   return ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) || c === 0x27 || c === 0x2a || c === 0x5f || c === 0x28 || isSpace(c);
 }
 
+const LEAD_IN_REGION = new RegExp(LEAD_AFTER_MARK.source, 'gi');
+
 /**
  * `scanAuthority`, run only in the clauses around `anchors` (sorted UTF-16
  * indices). Every reportable phrase contains an anchor, and nothing but lead
@@ -95,11 +78,10 @@ function inLead(c: number): boolean {
  * is bounded by characters no lead match contains, so the global search finds
  * the same leads inside it as over the whole text, in the same order.
  */
-export function scanAuthorityNear(text: string, anchors: number[], hits: TextHit[], patterns: AuthorityPatterns): void {
-  const { leadAtStart, leadInRegion } = patterns;
-  leadAtStart.lastIndex = 0;
-  const first = leadAtStart.exec(text);
-  if (first !== null) authorityAt(text, first, 0, hits, patterns);
+export function scanAuthorityNear(text: string, anchors: number[], hits: TextHit[]): void {
+  LEAD_AT_START.lastIndex = 0;
+  const first = LEAD_AT_START.exec(text);
+  if (first !== null) authorityAt(text, first, 0, hits);
   if (anchors.length > 1) anchors.sort((a, b) => a - b);
   const n = text.length;
   let done = 0;
@@ -110,8 +92,8 @@ export function scanAuthorityNear(text: string, anchors: number[], hits: TextHit
     let end = at;
     while (end < n && inLead(text.charCodeAt(end))) end++;
     const clause = text.slice(start, end);
-    leadInRegion.lastIndex = 0;
-    for (let m = leadInRegion.exec(clause); m !== null; m = leadInRegion.exec(clause)) authorityAt(text, m, start, hits, patterns);
+    LEAD_IN_REGION.lastIndex = 0;
+    for (let m = LEAD_IN_REGION.exec(clause); m !== null; m = LEAD_IN_REGION.exec(clause)) authorityAt(text, m, start, hits);
     done = end;
   }
 }

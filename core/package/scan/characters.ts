@@ -8,24 +8,12 @@ import { MAX_HITS_PER_STRING } from '../rules';
 import type { Utf8Counter } from '../tokens';
 import type { TextHit } from './types';
 
-/** The regexes of this section, which keep a search position: each scanner has its own. */
-export interface CharacterPatterns {
-  /** Runs of anything but tab, LF, CR and printable ASCII: controls, DEL and all non-ASCII. */
-  notPlain: RegExp;
-  /**
-   * C0 except tab, LF and CR (CR is a line ending that normalization turns into LF),
-   * DEL, C1, the bidi embeddings/overrides/isolates, and surrogates (checked for pairing).
-   */
-  forbidden: RegExp;
-}
-
-export function characterPatterns(): CharacterPatterns {
-  return {
-    notPlain: /[^\t\n\r\x20-\x7E]+/g,
-    // eslint-disable-next-line no-control-regex -- finding control characters is the point of this class
-    forbidden: /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069\uD800-\uDFFF]/g,
-  };
-}
+// Runs of anything but tab, LF, CR and printable ASCII: controls, DEL and all non-ASCII.
+const NOT_PLAIN = /[^\t\n\r\x20-\x7E]+/g;
+// C0 except tab, LF and CR (CR is a line ending that normalization turns into LF),
+// DEL, C1, the bidi embeddings/overrides/isolates, and surrogates (checked for pairing).
+// eslint-disable-next-line no-control-regex -- finding control characters is the point of this class
+const FORBIDDEN_CHARS = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\u202A-\u202E\u2066-\u2069\uD800-\uDFFF]/g;
 
 const codePointName = (c: number): string => `U+${c.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -51,15 +39,14 @@ function charHit(text: string, at: number, hits: TextHit[]): number {
  * dense in non-ASCII switches to the native encoder (through `counter`) and a
  * plain class scan, so neither kind of text pays per character in JavaScript.
  */
-export function measureCharacters(text: string, hits: TextHit[], patterns: CharacterPatterns, counter: Utf8Counter): number {
-  const { notPlain, forbidden } = patterns;
+export function measureCharacters(text: string, hits: TextHit[], counter: Utf8Counter): number {
   const ceiling = hits.length + 4 * MAX_HITS_PER_STRING;
   let extra = 0;
   // Past about one non-ASCII run per kilobyte, the native encoder plus a class
   // scan (two cheap passes) beats stopping at every run, so switch early.
   let stops = (text.length >> 10) + 32;
-  notPlain.lastIndex = 0;
-  for (let m = notPlain.exec(text); m !== null; m = notPlain.exec(text)) {
+  NOT_PLAIN.lastIndex = 0;
+  for (let m = NOT_PLAIN.exec(text); m !== null; m = NOT_PLAIN.exec(text)) {
     const end = m.index + m[0].length;
     for (let i = m.index; i < end; ) {
       const c = text.charCodeAt(i);
@@ -70,9 +57,9 @@ export function measureCharacters(text: string, hits: TextHit[], patterns: Chara
       i += bad && hits.length < ceiling ? charHit(text, i, hits) : c >= 0xd800 && c <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
     }
     if (--stops === 0) {
-      forbidden.lastIndex = end;
-      for (let f = forbidden.exec(text); f !== null && hits.length < ceiling; f = forbidden.exec(text)) {
-        forbidden.lastIndex = f.index + charHit(text, f.index, hits);
+      FORBIDDEN_CHARS.lastIndex = end;
+      for (let f = FORBIDDEN_CHARS.exec(text); f !== null && hits.length < ceiling; f = FORBIDDEN_CHARS.exec(text)) {
+        FORBIDDEN_CHARS.lastIndex = f.index + charHit(text, f.index, hits);
       }
       return counter.count(text);
     }

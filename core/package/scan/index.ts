@@ -23,11 +23,15 @@
  * AWS key IDs and PEM blocks are found from their rare uppercase letters; the
  * cheap `indexOf`-driven checks run as in the reference.
  *
- * Everything a scan writes (the UTF-8 buffer, what the sweep found, the
- * search positions of the regexes) belongs to a {@link Scanner}; the module
- * keeps only tables built at load and never changed. Whoever scans many
- * strings (a validation) makes one scanner and reuses it; `scanText` and
- * `scanTextPrecise` make a fresh one per call.
+ * What a scan keeps from one check to the next (the UTF-8 buffer, what the
+ * sweep found, the long token runs) belongs to a {@link Scanner}, never to a
+ * module: whoever scans many strings (a validation) makes one scanner and
+ * reuses it; `scanText` and `scanTextPrecise` make a fresh one per call. The
+ * modules hold tables built at load and compiled regexes. A regex's search
+ * position is set right before each search and read only inside the same
+ * loop, which calls nothing outside these modules, so no other scan can run
+ * between them; compiling the rules' long patterns again for every scanner
+ * would cost more than a typical validation's scan.
  *
  * The checks live one section per module: `characters.ts`, `tokenRuns.ts`,
  * `anchored.ts`, `authority.ts`, `sweptRuns.ts` and `sweep.ts`.
@@ -36,12 +40,12 @@
  */
 import { MAX_HITS_PER_STRING } from '../rules';
 import { Utf8Counter } from '../tokens';
-import { anchoredPatterns, scanAssignments, scanAssignmentsFast, scanMarkup, type AnchoredPatterns } from './anchored';
-import { authorityPatterns, scanAuthority, scanAuthorityNear, type AuthorityPatterns } from './authority';
-import { characterPatterns, measureCharacters, type CharacterPatterns } from './characters';
+import { scanAssignments, scanAssignmentsFast, scanMarkup } from './anchored';
+import { scanAuthority, scanAuthorityNear } from './authority';
+import { measureCharacters } from './characters';
 import { sweep, sweepState, type SweepState } from './sweep';
-import { awsKeyAt, scanAwsKeysFast, scanTokenRunsIn, tokenRunsNear } from './sweptRuns';
-import { RUN_MIN, scanAwsKeys, scanTokenRuns, tokenPatterns, type TokenPatterns } from './tokenRuns';
+import { scanAwsKeysFast, scanTokenRunsIn, tokenRunsNear } from './sweptRuns';
+import { RUN_MIN, scanAwsKeys, scanTokenRuns } from './tokenRuns';
 import type { ScanScope, TextHit, TextScan } from './types';
 
 export type { ScanScope, TextHit, TextScan } from './types';
@@ -72,19 +76,15 @@ function finish(hits: TextHit[], bytes: number): TextScan {
 }
 
 /**
- * Scans strings. A scanner owns every buffer and regex position a scan
- * writes, so scans by different scanners never share state; one scanner runs
- * one scan at a time (a scan is synchronous and leaves nothing behind that the
- * next scan reads). Reusing one across many strings saves allocating those
- * buffers again.
+ * Scans strings. A scanner owns the buffers a scan carries from one check to
+ * the next, so scans by different scanners never share them, and a scan
+ * started while another runs (through a getter of its scope, say) cannot
+ * disturb it as long as it uses another scanner. One scanner runs one scan at
+ * a time; each scan overwrites what the previous one left. Reusing one across
+ * many strings saves allocating the buffers again.
  */
 export class Scanner {
   private readonly counter = new Utf8Counter();
-  private readonly characters: CharacterPatterns = characterPatterns();
-  private readonly tokens: TokenPatterns = tokenPatterns();
-  private readonly anchored: AnchoredPatterns = anchoredPatterns();
-  private readonly authority: AuthorityPatterns = authorityPatterns();
-  private readonly awsKeyAt: RegExp = awsKeyAt();
   private readonly swept: SweepState = sweepState();
   /** Start and end pairs of the long token runs of the string being scanned. */
   private readonly runs: number[] = [];
@@ -99,15 +99,15 @@ export class Scanner {
     if (text.length === 0) return { hits, bytes: 0 };
     const seen = sweep(this.swept, text, scope.projected);
     if (seen === undefined) return this.scanPrecise(text, scope);
-    const bytes = seen.suspicious ? measureCharacters(text, hits, this.characters, this.counter) : seen.bytes;
-    scanAwsKeysFast(text, hits, this.awsKeyAt);
+    const bytes = seen.suspicious ? measureCharacters(text, hits, this.counter) : seen.bytes;
+    scanAwsKeysFast(text, hits);
     if (text.length >= RUN_MIN) {
       tokenRunsNear(this.swept.bytes, seen.stretches, seen.stretchBytes, seen.bytes, this.runs);
-      scanTokenRunsIn(text, this.runs, hits, this.tokens);
+      scanTokenRunsIn(text, this.runs, hits);
     }
-    scanAssignmentsFast(text, hits, this.anchored);
-    scanMarkup(text, scope.projected, hits, this.anchored);
-    if (scope.projected) scanAuthorityNear(text, seen.anchors, hits, this.authority);
+    scanAssignmentsFast(text, hits);
+    scanMarkup(text, scope.projected, hits);
+    if (scope.projected) scanAuthorityNear(text, seen.anchors, hits);
     return finish(hits, bytes);
   }
 
@@ -115,12 +115,12 @@ export class Scanner {
   scanPrecise(text: string, scope: ScanScope): TextScan {
     const hits: TextHit[] = [];
     if (text.length === 0) return { hits, bytes: 0 };
-    const bytes = measureCharacters(text, hits, this.characters, this.counter);
-    scanAwsKeys(text, hits, this.tokens);
-    if (text.length >= RUN_MIN) scanTokenRuns(text, hits, this.tokens);
-    scanAssignments(text, hits, this.anchored);
-    scanMarkup(text, scope.projected, hits, this.anchored);
-    if (scope.projected) scanAuthority(text, hits, this.authority);
+    const bytes = measureCharacters(text, hits, this.counter);
+    scanAwsKeys(text, hits);
+    if (text.length >= RUN_MIN) scanTokenRuns(text, hits);
+    scanAssignments(text, hits);
+    scanMarkup(text, scope.projected, hits);
+    if (scope.projected) scanAuthority(text, hits);
     return finish(hits, bytes);
   }
 }

@@ -164,24 +164,25 @@ export interface Sweep {
   stretchBytes: number[];
 }
 
+/** Encoders keep no state between calls: one serves every sweep. */
+const encoder = new TextEncoder();
+
 /**
  * The buffers of the sweep: the UTF-8 bytes of the string being swept (also
  * read as 32-bit words) and what the sweep found in it. One per scanner; the
  * bytes stay valid until that scanner sweeps another string.
  */
 export interface SweepState {
-  encoder: TextEncoder;
   bytes: Uint8Array;
   words: Int32Array;
   found: Sweep;
 }
 
+/** Empty buffers: the first sweep allocates what its string needs. */
 export function sweepState(): SweepState {
-  const buffer = new ArrayBuffer(4096);
   return {
-    encoder: new TextEncoder(),
-    bytes: new Uint8Array(buffer),
-    words: new Int32Array(buffer),
+    bytes: new Uint8Array(0),
+    words: new Int32Array(0),
     found: { bytes: 0, suspicious: false, anchors: [], stretches: [], stretchBytes: [] },
   };
 }
@@ -211,7 +212,7 @@ export function sweep(state: SweepState, text: string, projected: boolean): Swee
     state.words = new Int32Array(buffer);
   }
   const { bytes, words, found } = state;
-  const written = state.encoder.encodeInto(text, bytes).written;
+  const written = encoder.encodeInto(text, bytes).written;
   if ((written - text.length) * 2 > text.length) return undefined;
   const count = ((written + 15) >> 4) << 2;
   // Spaces after the end: they are not token-like and trip nothing.

@@ -4,7 +4,7 @@
  *
  * Isomorphic: no `node:` imports.
  */
-import { AWS_KEY_ID, AWS_LABEL, classifyRun, isAlnum, isToken, RUN_MIN, type RunState, type TokenPatterns } from './tokenRuns';
+import { AWS_KEY_ID, AWS_LABEL, classifyRun, isAlnum, isToken, RUN_MIN, type RunState } from './tokenRuns';
 import type { TextHit } from './types';
 
 /** The characters [+-z]: every token character, and a range four bytes can be tested against at once. */
@@ -12,26 +12,23 @@ export function isTokenish(c: number): boolean {
   return c >= 0x2b && c <= 0x7a;
 }
 
-/** The regex of this section, which keeps a search position: each scanner has its own. */
-export function awsKeyAt(): RegExp {
-  return new RegExp(AWS_KEY_ID, 'y');
-}
+const AWS_KEY_AT = new RegExp(AWS_KEY_ID.source, 'y');
 
 /**
  * `scanAwsKeys`, trying the pattern only where an uppercase A is followed by
  * the second letter of a key prefix. Matches of the global search cannot
  * overlap (each ends before a character that cannot be in another), so trying
- * every such position finds the same ones. `at` is the sticky `awsKeyAt()`.
+ * every such position finds the same ones.
  */
-export function scanAwsKeysFast(text: string, hits: TextHit[], at: RegExp): void {
+export function scanAwsKeysFast(text: string, hits: TextHit[]): void {
   const last = text.length - 20;
-  for (let a = text.indexOf('A'); a !== -1 && a <= last; a = text.indexOf('A', a + 1)) {
-    const next = text.charCodeAt(a + 1);
+  for (let at = text.indexOf('A'); at !== -1 && at <= last; at = text.indexOf('A', at + 1)) {
+    const next = text.charCodeAt(at + 1);
     if (next !== 0x4b && next !== 0x53 && next !== 0x47 && next !== 0x49 && next !== 0x52 && next !== 0x4e) continue;
-    at.lastIndex = a;
-    const m = at.exec(text);
-    if (m !== null && !isAlnum(text.charCodeAt(a - 1)) && !m[0].endsWith('EXAMPLE')) {
-      hits.push({ code: 'credential_detected', index: a, length: m[0].length, args: [AWS_LABEL] });
+    AWS_KEY_AT.lastIndex = at;
+    const m = AWS_KEY_AT.exec(text);
+    if (m !== null && !isAlnum(text.charCodeAt(at - 1)) && !m[0].endsWith('EXAMPLE')) {
+      hits.push({ code: 'credential_detected', index: at, length: m[0].length, args: [AWS_LABEL] });
     }
   }
 }
@@ -74,12 +71,12 @@ export function tokenRunsNear(bytes: Uint8Array, points: number[], offsets: numb
  * order, each run that still has `RUN_MIN` characters at or after where the
  * previous classification resumed.
  */
-export function scanTokenRunsIn(text: string, runs: number[], hits: TextHit[], patterns: TokenPatterns): void {
+export function scanTokenRunsIn(text: string, runs: number[], hits: TextHit[]): void {
   const state: RunState = { blockEnd: -1 };
   let window = 0;
   for (let r = 0; r < runs.length; r += 2) {
     const start = runs[r]!;
     const end = runs[r + 1]!;
-    if (Math.max(start, window) + RUN_MIN <= end) window = classifyRun(text, start, end, hits, state, patterns);
+    if (Math.max(start, window) + RUN_MIN <= end) window = classifyRun(text, start, end, hits, state);
   }
 }

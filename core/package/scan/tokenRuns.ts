@@ -18,29 +18,16 @@ for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_
  * own literal search (`AWS_KEY_ID`), which irregexp runs as a skip search.
  */
 export const RUN_MIN = 32;
-export const AWS_KEY_ID = '(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])';
+export const AWS_KEY_ID = /(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![0-9A-Za-z])/g;
 
-const CREDENTIAL_RUN = `(?<![A-Za-z0-9])(?:${CREDENTIAL_PATTERNS.map((p) => `(${p.source})`).join('|')})`;
-const MAGIC_RUN = `(?<![A-Za-z0-9+/])(?:${EXECUTABLE_MAGIC.map((m) => `(${m.prefix.replace(/[/+]/g, '\\$&')})`).join('|')})[A-Za-z0-9+/]{12,}`;
+const CREDENTIAL_RUN = new RegExp(`(?<![A-Za-z0-9])(?:${CREDENTIAL_PATTERNS.map((p) => `(${p.source})`).join('|')})`, 'g');
+const MAGIC_RUN = new RegExp(
+  `(?<![A-Za-z0-9+/])(?:${EXECUTABLE_MAGIC.map((m) => `(${m.prefix.replace(/[/+]/g, '\\$&')})`).join('|')})[A-Za-z0-9+/]{12,}`,
+  'g',
+);
 const BEARER_BEFORE = /(?:\bbearer|\bauthorization:\s*basic)\s+$/i;
 const BASE64_LINE = /(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{40,}/;
-
-/** The regexes of this section, which keep a search position: each scanner has its own. */
-export interface TokenPatterns {
-  awsKeyId: RegExp;
-  credentialRun: RegExp;
-  magicRun: RegExp;
-  base64Block: RegExp;
-}
-
-export function tokenPatterns(): TokenPatterns {
-  return {
-    awsKeyId: new RegExp(AWS_KEY_ID, 'g'),
-    credentialRun: new RegExp(CREDENTIAL_RUN, 'g'),
-    magicRun: new RegExp(MAGIC_RUN, 'g'),
-    base64Block: /[A-Za-z0-9+/]{40,}={0,2}(?:\r?\n[A-Za-z0-9+/]{4,}={0,2})*/y,
-  };
-}
+const BASE64_BLOCK = /[A-Za-z0-9+/]{40,}={0,2}(?:\r?\n[A-Za-z0-9+/]{4,}={0,2})*/y;
 
 /** Where the last base64 block measured ends, for one string: its lines are not measured again. */
 export interface RunState {
@@ -57,10 +44,9 @@ export function isAlnum(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
-export function scanAwsKeys(text: string, hits: TextHit[], patterns: TokenPatterns): void {
-  const awsKeyId = patterns.awsKeyId;
-  awsKeyId.lastIndex = 0;
-  for (let m = awsKeyId.exec(text); m !== null; m = awsKeyId.exec(text)) {
+export function scanAwsKeys(text: string, hits: TextHit[]): void {
+  AWS_KEY_ID.lastIndex = 0;
+  for (let m = AWS_KEY_ID.exec(text); m !== null; m = AWS_KEY_ID.exec(text)) {
     // AWS documents AKIAIOSFODNN7EXAMPLE as its sample key ID.
     if (!isAlnum(text.charCodeAt(m.index - 1)) && !m[0].endsWith('EXAMPLE')) {
       hits.push({ code: 'credential_detected', index: m.index, length: m[0].length, args: [AWS_LABEL] });
@@ -68,7 +54,7 @@ export function scanAwsKeys(text: string, hits: TextHit[], patterns: TokenPatter
   }
 }
 
-export function scanTokenRuns(text: string, hits: TextHit[], patterns: TokenPatterns): void {
+export function scanTokenRuns(text: string, hits: TextHit[]): void {
   const n = text.length;
   const state: RunState = { blockEnd: -1 };
   let window = 0;
@@ -85,17 +71,16 @@ export function scanTokenRuns(text: string, hits: TextHit[], patterns: TokenPatt
     while (start > 0 && isToken(text.charCodeAt(start - 1))) start--;
     let end = window + RUN_MIN;
     while (end < n && isToken(text.charCodeAt(end))) end++;
-    window = classifyRun(text, start, end, hits, state, patterns);
+    window = classifyRun(text, start, end, hits, state);
   }
 }
 
 /** Classifies one long token run; returns where scanning resumes (after the run, or after a base64 blob). */
-export function classifyRun(text: string, start: number, end: number, hits: TextHit[], state: RunState, patterns: TokenPatterns): number {
-  const { credentialRun, magicRun, base64Block } = patterns;
+export function classifyRun(text: string, start: number, end: number, hits: TextHit[], state: RunState): number {
   const run = text.slice(start, end);
   let found = false;
-  credentialRun.lastIndex = 0;
-  for (let m = credentialRun.exec(run); m !== null; m = credentialRun.exec(run)) {
+  CREDENTIAL_RUN.lastIndex = 0;
+  for (let m = CREDENTIAL_RUN.exec(run); m !== null; m = CREDENTIAL_RUN.exec(run)) {
     const which = m.findIndex((group, i) => i > 0 && group !== undefined) - 1;
     const pattern = CREDENTIAL_PATTERNS[which];
     if (pattern && (pattern.verify === undefined || pattern.verify(m[0]))) {
@@ -109,8 +94,8 @@ export function classifyRun(text: string, start: number, end: number, hits: Text
       hits.push({ code: 'credential_detected', index: start, length: end - start, args: ['a bearer or basic authorization token'] });
     }
   }
-  magicRun.lastIndex = 0;
-  const magic = magicRun.exec(run);
+  MAGIC_RUN.lastIndex = 0;
+  const magic = MAGIC_RUN.exec(run);
   if (magic !== null) {
     const which = magic.findIndex((group, i) => i > 0 && group !== undefined) - 1;
     hits.push({ code: 'binary_payload', index: start + magic.index, length: magic[0].length, args: [EXECUTABLE_MAGIC[which]?.label ?? 'an encoded executable'] });
@@ -120,8 +105,8 @@ export function classifyRun(text: string, start: number, end: number, hits: Text
   // block already measured are not measured again (that would be quadratic).
   const line = start < state.blockEnd ? null : BASE64_LINE.exec(run);
   if (line !== null) {
-    base64Block.lastIndex = start + line.index;
-    const block = base64Block.exec(text);
+    BASE64_BLOCK.lastIndex = start + line.index;
+    const block = BASE64_BLOCK.exec(text);
     if (block !== null) {
       const body = block[0];
       state.blockEnd = block.index + body.length;
