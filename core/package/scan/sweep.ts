@@ -178,11 +178,12 @@ export interface SweepState {
   found: Sweep;
 }
 
-/** Empty buffers: the first sweep allocates what its string needs. */
+/** Buffers for strings of up to about 1300 characters; a sweep of a longer one grows them. */
 export function sweepState(): SweepState {
+  const buffer = new ArrayBuffer(4096);
   return {
-    bytes: new Uint8Array(0),
-    words: new Int32Array(0),
+    bytes: new Uint8Array(buffer),
+    words: new Int32Array(buffer),
     found: { bytes: 0, suspicious: false, anchors: [], stretches: [], stretchBytes: [] },
   };
 }
