@@ -6,7 +6,7 @@
  * progress, the engine's summary); the matrix's slot verdicts use the reports'
  * rule (core/report/repeats.ts).
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { EvalModelProgress, EvalRunView } from '../api/client';
 import { formatCount } from '../../core/report/format';
 import { useCommands } from '../shell/commands';
@@ -148,6 +148,12 @@ export function EvalRun({ tab, active }: TabViewProps) {
   const row = Math.min(selection.row, Math.max(0, rows.length - 1));
   const col = Math.min(selection.col, Math.max(0, (matrix?.columns.length ?? 1) - 1));
   const selected = rows.length > 0 && matrix ? { r: rows[row]!, c: col } : undefined;
+  // Stable props: a progress event that landed no cell in view does not redraw the matrix.
+  const gridSelected = useMemo(() => ({ row, col }), [row, col]);
+  const onSelect = useCallback((r: number, c: number, open: boolean) => {
+    setSelection({ row: r, col: c });
+    if (open) setDrawer(true);
+  }, []);
 
   const runView = view ?? opened?.detail.run;
   const labels = useMemo(() => shortLabels(runView?.models.map((m) => m.spec) ?? []), [runView?.models]);
@@ -287,7 +293,7 @@ export function EvalRun({ tab, active }: TabViewProps) {
             </div>
           </div>
           <div className="eval-matrix-area">
-            <MatrixGrid ref={list} matrix={opened.matrix} summary={opened.summary} rows={rows} selected={{ row, col }} onSelect={(r, c, open) => (setSelection({ row: r, col: c }), open && setDrawer(true))} version={frame} />
+            <MatrixGrid ref={list} matrix={opened.matrix} summary={opened.summary} rows={rows} selected={gridSelected} onSelect={onSelect} version={frame} />
             {drawer && selected && <TraceDrawer run={run} matrix={opened.matrix} r={selected.r} c={selected.c} onClose={() => setDrawer(false)} version={frame} />}
           </div>
         </>
