@@ -14,7 +14,11 @@ import type { MatrixModel } from './matrix';
 /** Row height of the matrix, in pixels. */
 export const MATRIX_ROW_HEIGHT = 30;
 const CASE_WIDTH = 320;
+/** A wide window gives the request column its room, up to this width. */
+const CASE_MAX_WIDTH = 760;
 const SLOT_WIDTH = 150;
+/** The request column: 320 px, growing into a wide window's spare width. */
+const CASE_STYLE = { width: CASE_WIDTH, flex: '1 0 auto', maxWidth: CASE_MAX_WIDTH } as const;
 
 const GLYPH = { pass: '✓', fail: '✗', error: '!', pending: '…', na: '' } as const;
 
@@ -37,10 +41,10 @@ interface Props {
 
 export const MatrixGrid = memo(
   forwardRef<VirtualListHandle, Props>(function MatrixGrid({ matrix, summary, rows, selected, onSelect }, ref) {
-    const width = CASE_WIDTH + matrix.columns.length * SLOT_WIDTH;
+    const width = `max(${CASE_WIDTH + matrix.columns.length * SLOT_WIDTH}px, 100%)`;
     const header = (
       <div className="matrix-header" style={{ width, height: MATRIX_ROW_HEIGHT * 1.6 }} role="row">
-        <div className="matrix-case" role="columnheader" style={{ width: CASE_WIDTH }}>
+        <div className="matrix-case" role="columnheader" style={CASE_STYLE}>
           case (expected)
         </div>
         {matrix.columns.map((c) => {
@@ -73,7 +77,7 @@ export const MatrixGrid = memo(
           const isRow = i === selected.row;
           return (
             <div key={r} className={`matrix-row${isRow ? ' current' : ''}`} style={{ ...style, width }} role="row" aria-rowindex={i + 1} data-testid="matrix-row" data-case={row.case.id}>
-              <div className="matrix-case" role="rowheader" style={{ width: CASE_WIDTH }} title={row.case.request}>
+              <div className="matrix-case" role="rowheader" style={CASE_STYLE} title={row.case.request}>
                 <span className={`expect ${row.case.expect === 'activate' ? 'act' : 'skip'}`}>{row.case.expect === 'activate' ? '+ ACT' : '− SKIP'}</span>
                 <bdi className="ellipsis">{row.case.request}</bdi>
               </div>
