@@ -28,6 +28,11 @@ function preview(value: unknown): string {
   return text.length > 160 ? `${text.slice(0, 159)}…` : text;
 }
 
+/** A field's whole value as the detail pane shows it: text as is, anything else as indented JSON. */
+function fullText(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
 /** Loads a request and its diff against the recorded base. */
 async function loadReview(id: string): Promise<Load> {
   const api = workbenchClient();
@@ -63,6 +68,31 @@ function ActionButton({ id, testId, label, state, onClick, primary }: { id: stri
     >
       {label}
     </button>
+  );
+}
+
+/** The selected field in full: its value at the base and in the request, side by side, and the comments anchored to it. */
+function FieldDetail({ pointer, before, after, base, comments }: { pointer: string; before: unknown; after: unknown; base: string | undefined; comments: ReviewRequest['comments'] }) {
+  return (
+    <div className="review-detail" data-testid="review-field-detail" data-pointer={pointer}>
+      <div className="review-detail-side">
+        <div className="review-detail-head muted">{base ? `${base} (base)` : 'base'}</div>
+        {before === undefined ? <p className="muted review-detail-none">{base ? 'absent' : 'a new skill has no base'}</p> : <SafeText className="review-detail-value before" text={fullText(before)} testId="review-detail-before" />}
+      </div>
+      <div className="review-detail-side">
+        <div className="review-detail-head muted">this request</div>
+        {after === undefined ? <p className="muted review-detail-none">removed</p> : <SafeText className="review-detail-value after" text={fullText(after)} testId="review-detail-after" />}
+      </div>
+      {comments.length > 0 && (
+        <ul className="review-detail-comments">
+          {comments.map((c, i) => (
+            <li key={i}>
+              <SafeText text={c.author} className="strong" />: <SafeText text={c.text} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
   );
 }
 
@@ -114,11 +144,10 @@ export function ReviewView({ tab, active }: TabViewProps) {
   const comments = request ? commentsByPointer(request.comments) : new Map();
   const current = fields[Math.min(selected, Math.max(0, fields.length - 1))];
 
-  const act = async (run: () => Promise<unknown>, done?: string) => {
+  const act = async (run: () => Promise<unknown>) => {
     setBusy(true);
     try {
       await run();
-      if (done) useNotificationsStore.getState().push('info', done);
     } catch (error) {
       useNotificationsStore.getState().push('error', messageOf(error));
     } finally {
@@ -128,9 +157,10 @@ export function ReviewView({ tab, active }: TabViewProps) {
   };
   const api = workbenchClient();
   const comment = draft.trim() ? { comment: draft.trim() } : {};
-  const approve = () => void act(() => api['reviews.approve']({ id, ...comment }).then(() => setDraft('')), `Approved ${id}`);
-  const requestChanges = () => void act(() => api['reviews.requestChanges']({ id, ...comment }).then(() => setDraft('')), `Changes requested on ${id}`);
-  const reject = () => void act(() => api['reviews.reject']({ id, ...comment }).then(() => setDraft('')), `Rejected ${id}`);
+  // A verdict shows in the view itself (status, approvals): no notice over the action bar, where Publish is.
+  const approve = () => void act(() => api['reviews.approve']({ id, ...comment }).then(() => setDraft('')));
+  const requestChanges = () => void act(() => api['reviews.requestChanges']({ id, ...comment }).then(() => setDraft('')));
+  const reject = () => void act(() => api['reviews.reject']({ id, ...comment }).then(() => setDraft('')));
   const addComment = () => {
     if (!draft.trim() || !current) return;
     void act(() => api['reviews.comment']({ id, pointer: current.pointer, text: draft.trim() }).then(() => setDraft('')));
@@ -252,6 +282,15 @@ export function ReviewView({ tab, active }: TabViewProps) {
             );
           })}
         </ul>
+        {current && (
+          <FieldDetail
+            pointer={current.pointer}
+            before={changes.get(current.pointer)?.before}
+            after={r.base ? changes.get(current.pointer)?.after : (r.package as unknown as Record<string, unknown>)[current.pointer.slice(1)]}
+            base={r.base ? `v${r.base.version}` : undefined}
+            comments={comments.get(current.pointer) ?? []}
+          />
+        )}
       </section>
 
       {r.eval && (

@@ -57,6 +57,15 @@ describe('journey 9: review a publication request', () => {
     await expect(page.getByTestId('review-progress-text').textContent()).resolves.toBe('0/3 fields viewed');
     await expect(page.getByTestId(`review-publish-${id}`).isDisabled()).resolves.toBe(true);
 
+    // The selected field reads in full, base beside request.
+    await page.getByTestId('review-field-/description').click();
+    const detail = page.getByTestId('review-field-detail');
+    await expect(detail.getAttribute('data-pointer')).resolves.toBe('/description');
+    await expect(detail.getByTestId('review-detail-after').textContent()).resolves.toMatch(/Also covers degraded partner APIs\.$/);
+    await expect(detail.getByTestId('review-detail-before').textContent()).resolves.not.toContain('partner APIs');
+    await page.getByTestId('review-field-/activation_examples/should_activate').click();
+    await expect(detail.getByTestId('review-detail-after').textContent()).resolves.toContain('The payments API is returning 500s for every request');
+
     for (const pointer of FIELDS) await page.getByTestId(`review-viewed-${pointer}`).check();
     await expect(page.getByTestId('review-progress-text').textContent()).resolves.toBe('3/3 fields viewed');
     await screenshotSizes(page, 'review-viewed');
