@@ -5,6 +5,10 @@ export default defineConfig({
     pool: 'forks',
     // Two cores here: more workers only add contention.
     maxWorkers: 2,
+    // expect.poll waits 1 s by default, which a loaded 2-core machine can outlast while
+    // a correct UI or process is still catching up; like the test timeouts, this limit
+    // only catches a state that never comes.
+    expect: { poll: { timeout: 30_000, interval: 50 } },
     projects: [
       {
         extends: true,

@@ -84,7 +84,7 @@ describe('skillbench analyze', () => {
     expect(sent).not.toContain('Weather risk signals');
     expect(sent).not.toContain('Initial example package');
     expect(r.stdout + r.stderr).not.toContain(KEY);
-  }, 60_000);
+  });
 
   it('does not call the model for an invalid package: the findings with their positions, exit 1', async () => {
     const doc = JSON.parse(await readFile(EXAMPLE, 'utf8')) as Record<string, unknown>;
@@ -95,7 +95,7 @@ describe('skillbench analyze', () => {
     expect(r.stderr).toContain('the advisor was not called');
     expect(JSON.parse(r.stdout)).toMatchObject({ analysis: null, validation: { valid: false } });
     expect(emulator.requests).toHaveLength(0);
-  }, 60_000);
+  });
 
   it('refuses bad usage before any call: no model, an unknown effort, guidance over its bound', async () => {
     const noModel = await runCli(['analyze', FILE], { cwd: work, env: env() });
@@ -112,7 +112,7 @@ describe('skillbench analyze', () => {
     expect(big.code).toBe(2);
     expect(big.stderr).toContain('above the limit of 4096 bytes');
     expect(emulator.requests).toHaveLength(0);
-  }, 60_000);
+  });
 
   it('exits 6 when the model is unavailable, with the provider message but never the key', async () => {
     emulator.fallback = openaiError(401, `Incorrect API key provided: ${KEY}`, 'invalid_request_error', 'invalid_api_key');
@@ -123,7 +123,7 @@ describe('skillbench analyze', () => {
     const down = await runCli(['analyze', FILE, '--model', `openai-compatible:http://127.0.0.1:${port}/v1#m`, '--json'], { cwd: work, env: env() });
     expect(down.code).toBe(6);
     expect(JSON.parse(down.stdout).error.code).toBeTypeOf('string');
-  }, 60_000);
+  });
 });
 
 describe('skillbench registry serve --advisor', () => {
@@ -185,5 +185,5 @@ curl -sS \\
     const orphan = await runCli(['registry', 'serve', '--advisor-reasoning-effort', 'high'], { cwd: work, env: env() });
     expect(orphan.code).toBe(2);
     expect(orphan.stderr).toContain('--advisor-reasoning-effort needs --advisor MODEL');
-  }, 60_000);
+  });
 });

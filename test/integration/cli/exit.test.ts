@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const cli = (args: string[]) => runCli(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home') } });
 
-describe('skillbench exit codes', { timeout: 120_000 }, () => {
+describe('skillbench exit codes', () => {
   it('reports an unexpected error as internal (exit 7) in one line asking for a report, with no stack', async () => {
     const run = await cli(['list', '--from', redis.url]);
     expect(run.code, run.stderr).toBe(7);

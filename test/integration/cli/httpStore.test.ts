@@ -33,7 +33,7 @@ afterAll(async () => {
 
 const cli = (args: string[]) => runCli(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home'), SKILLBENCH_REGISTRY_TOKEN: TOKEN } });
 
-describe('skillbench against a redirecting host', { timeout: 120_000 }, () => {
+describe('skillbench against a redirecting host', () => {
   it('reports a 302 with a JSON body as one line naming the redacted target, exit 6, and never follows it', async () => {
     const seenByTarget: IncomingMessage[] = [];
     const target = await listen((req, res) => {

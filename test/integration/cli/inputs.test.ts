@@ -37,7 +37,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('package files that are not regular files of bounded size', { timeout: 120_000 }, () => {
+describe('package files that are not regular files of bounded size', () => {
   it.runIf(POSIX)('validate /dev/zero ends at once with one line naming the limit', async () => {
     const run = await cli(['validate', '/dev/zero']);
     expect(run.code).toBe(1);
@@ -71,7 +71,7 @@ describe('package files that are not regular files of bounded size', { timeout: 
   });
 });
 
-describe('read commands on a registry path that does not exist', { timeout: 120_000 }, () => {
+describe('read commands on a registry path that does not exist', () => {
   it('list, get, versions, delete, select and eval exit 5 naming the path, and create nothing', async () => {
     const typo = join(work, 'some', 'typo', 'path');
     const runs = [
@@ -111,7 +111,7 @@ describe('read commands on a registry path that does not exist', { timeout: 120_
   });
 });
 
-describe('a namespace folder named directly', { timeout: 120_000 }, () => {
+describe('a namespace folder named directly', () => {
   it('validates the example workspace travel folder as packages of namespace travel', async () => {
     const run = await cli(['validate', 'skills/packages/travel', '--json'], EXAMPLES);
     expect(run.code, run.stderr).toBe(0);

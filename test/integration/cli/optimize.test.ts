@@ -68,5 +68,5 @@ describe('skillbench optimize', () => {
     const invalid = await runCli(['optimize', join('bad', 'travel', 'weather-assessment.json'), '--model', 'baseline:lexical'], { cwd: work, env: env() });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/weather-assessment\.json:\d+:\d+: error /);
-  }, 120_000);
+  });
 });

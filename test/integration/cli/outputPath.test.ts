@@ -24,7 +24,7 @@ afterAll(async () => {
 
 const evalCli = (args: string[]) => runCli(['eval', EXAMPLES, '--model', 'baseline:lexical', ...args], { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home') } });
 
-describe('skillbench eval output paths', { timeout: 120_000 }, () => {
+describe('skillbench eval output paths', () => {
   it.each(['--junit', '--json', '--markdown', '--html'])('refuses %s into a missing folder with exit 2, naming it, and creates nothing', async (flag) => {
     const target = join(work, 'nonexistent', 'dir', 'report.out');
     const run = await evalCli([flag, target]);

@@ -63,7 +63,7 @@ function serve(args: string[], env: Record<string, string> = {}): Promise<Served
 }
 
 function bash(script: string, env: Record<string, string>): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync('bash', ['-c', script], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync('bash', ['-c', script], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 170_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -138,7 +138,7 @@ describe('skillbench registry serve', () => {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 
   it('requires the bearer token from --token-env, never shows it, and stops on SIGINT', async () => {
     const work = await mkdtemp(join(tmpdir(), 'skillbench-serve-'));
@@ -168,7 +168,7 @@ describe('skillbench registry serve', () => {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 
   it('warns when binding a non-loopback address without a token, and refuses a taken port with exit 6', async () => {
     const work = await mkdtemp(join(tmpdir(), 'skillbench-serve-'));
@@ -192,7 +192,7 @@ describe('skillbench registry serve', () => {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });
 
 function readCmdline(pid: number): string {

@@ -61,7 +61,7 @@ function raw(port: number, head: string): Promise<{ status: number; text: string
   });
 }
 
-describe('registry serve hardening', { timeout: 120_000 }, () => {
+describe('registry serve hardening', () => {
   it('refuses an absolute-form target naming another host, and a Host header with text after [::1]', async () => {
     const served = await serve(`local:${join(work, 'reg-host')}`);
     const { port } = served;

@@ -136,24 +136,21 @@ describe('marker secrets never reach an output', { timeout: 180_000 }, () => {
     }
   });
 
-  it('list, publish and delete: a gateway reflecting Authorization cannot print the token or a URL password', async () => {
-    // 401 is answered at once; 500 goes through the client's retries first.
-    const cases: Array<[number, string[]]> = [
-      [401, ['list', '--json']],
-      [401, ['publish', PACKAGE, '--json']],
-      [401, ['delete', 'travel/weather-assessment', '--version', '1', '--if-match', '"v1"', '--reason', 'cleanup', '--json']],
-      [500, ['list']],
-    ];
-    for (const [status, args] of cases) {
-      const gateway = await reflectingGateway(status);
-      const flag = args[0] === 'publish' ? '--to' : '--from';
-      const withToken = await cli([...args, flag, gateway]);
-      expect(withToken.code, withToken.stderr).not.toBe(0);
-      expectRunClean(`${args.join(' ')} (${status}, token)`, withToken);
-      const withPassword = await cli([...args, flag, gateway.replace('http://', `http://mkuser:${M.basicPass}@`)], { SKILLBENCH_REGISTRY_TOKEN: '' });
-      expect(withPassword.code, withPassword.stderr).not.toBe(0);
-      expectRunClean(`${args.join(' ')} (${status}, basic)`, withPassword);
-    }
+  // 401 is answered at once; 500 goes through the client's retries first.
+  it.each([
+    [401, 'list --json', ['list', '--json']],
+    [401, 'publish --json', ['publish', PACKAGE, '--json']],
+    [401, 'delete --json', ['delete', 'travel/weather-assessment', '--version', '1', '--if-match', '"v1"', '--reason', 'cleanup', '--json']],
+    [500, 'list', ['list']],
+  ] as Array<[number, string, string[]]>)('a gateway answering %i and reflecting Authorization cannot make `%s` print the token or a URL password', async (status, _command, args) => {
+    const gateway = await reflectingGateway(status);
+    const flag = args[0] === 'publish' ? '--to' : '--from';
+    const withToken = await cli([...args, flag, gateway]);
+    expect(withToken.code, withToken.stderr).not.toBe(0);
+    expectRunClean(`${args.join(' ')} (${status}, token)`, withToken);
+    const withPassword = await cli([...args, flag, gateway.replace('http://', `http://mkuser:${M.basicPass}@`)], { SKILLBENCH_REGISTRY_TOKEN: '' });
+    expect(withPassword.code, withPassword.stderr).not.toBe(0);
+    expectRunClean(`${args.join(' ')} (${status}, basic)`, withPassword);
   });
 
   it('list and publish against Redis: the password stays out of success and failure output', async () => {

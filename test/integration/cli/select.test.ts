@@ -42,7 +42,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('skillbench select', { timeout: 120_000 }, () => {
+describe('skillbench select', () => {
   it('selects with baseline:lexical over the example packages and prints plain JSON results', async () => {
     const run = await cli(['--request', 'Will storms or heavy snow disrupt my road trip through the Alps next week?', '--catalog', EXAMPLES, '--json']);
     expect(run.code, run.stderr).toBe(0);

@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 // Each test spawns the real binary several times; a loaded machine needs headroom.
-describe('skillbench publish/get/versions/delete/list against local:', { timeout: 120_000 }, () => {
+describe('skillbench publish/get/versions/delete/list against local:', () => {
   const reg = ['--to', 'local:reg'];
   const from = ['--from', 'local:reg'];
   let etag = '';
@@ -170,7 +170,7 @@ describe('skillbench publish/get/versions/delete/list against local:', { timeout
   });
 });
 
-describe('the default connection', { timeout: 60_000 }, () => {
+describe('the default connection', () => {
   it('seeds an empty default registry with the valid examples once', async () => {
     const files: string[] = [];
     const walk = async (dir: string): Promise<void> => {

@@ -52,7 +52,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-describe('skillbench validate', { timeout: 120_000 }, () => {
+describe('skillbench validate', () => {
   it('accepts a valid file, deriving the identity from its path', async () => {
     const run = await cli(['validate', 'single/travel/weather.json', '--json']);
     expect(run.code).toBe(0);

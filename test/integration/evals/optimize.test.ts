@@ -168,7 +168,7 @@ describe('description optimizer with an emulated language-model proposer and an 
       }
       for (const c of split.train) expect(sent).toContain(JSON.stringify(JSON.stringify(c.request).slice(1, -1)).slice(1, -1));
     }
-  }, 120_000);
+  });
 
   it('proposes a candidate that is better on the held-out cases, with a patch that applies to the file', async () => {
     const positives = (list: { request: string; expect: string }[]) => list.filter((c) => c.expect === 'activate').map((c) => c.request);
@@ -188,7 +188,7 @@ describe('description optimizer with an emulated language-model proposer and an 
     const source = JSON.parse(await readFile(join(EXAMPLES, 'packages', 'travel', 'weather-assessment.json'), 'utf8')) as unknown;
     const patched = applyJsonPatch(source, report.winner!.patch);
     expect(patched.ok && (patched.value as { description: string }).description).toBe(report.winner!.description);
-  }, 120_000);
+  });
 });
 
 describe('candidates the optimizer refuses', () => {
@@ -231,5 +231,5 @@ describe('candidates the optimizer refuses', () => {
     } finally {
       await padded.close();
     }
-  }, 120_000);
+  });
 });

@@ -95,7 +95,7 @@ async function cellsOf(file: string): Promise<CellRecord[]> {
 let runs = 0;
 const runDir = () => join(dir, `run-${++runs}`);
 
-describe('runEval over an emulated OpenAI-compatible endpoint', { timeout: 60_000 }, () => {
+describe('runEval over an emulated OpenAI-compatible endpoint', () => {
   it('runs models x cases x repeats, seeds each repeat, and streams one line per cell', async () => {
     const p = await plan(WEATHER);
     const e = await endpoint(oracle(p), true);
@@ -145,7 +145,9 @@ describe('runEval over an emulated OpenAI-compatible endpoint', { timeout: 60_00
       if (request === hanging) return { hang: true };
       return answer(q);
     });
-    const m = await model(e, 'emu', 400);
+    // The hanging case waits out the whole timeout; the answering cases must never reach it,
+    // so the limit is far above a loaded machine's slowest local answer.
+    const m = await model(e, 'emu', 5000);
     const result = await runEval({ models: [m], skills: [p], repeats: 2, runDir: runDir() });
     const cells = await cellsOf(result.cellsFile);
     const failed = cells.filter((c) => c.case === p.cases.find((x) => x.request === failing)!.id);
@@ -153,8 +155,8 @@ describe('runEval over an emulated OpenAI-compatible endpoint', { timeout: 60_00
     expect(failed.map((c) => c.outcome)).toEqual(['error', 'error']);
     expect(failed[0]!.error).toMatch(/HTTP 500/);
     expect(hung.map((c) => c.outcome)).toEqual(['error', 'error']);
-    expect(hung[0]!.error).toMatch(/no answer within 400 ms/);
-    expect(hung[0]!.latency_ms).toBeGreaterThanOrEqual(350);
+    expect(hung[0]!.error).toMatch(/no answer within 5000 ms/);
+    expect(hung[0]!.latency_ms).toBeGreaterThanOrEqual(4900);
     const s = result.summary.models[0]!.skills[0]!;
     expect(s.errors).toBe(4);
     expect(s.tp + s.fn + s.fp + s.tn).toBe(cells.length - 4);
@@ -255,7 +257,7 @@ describe('runEval over an emulated OpenAI-compatible endpoint', { timeout: 60_00
     const started = performance.now();
     setTimeout(() => hard.abort(), 300);
     const result = await runEval({ models: [m], skills: [p], concurrency: 3, runDir: runDir(), signal: hard.signal });
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(performance.now() - started).toBeLessThan(20_000);
     expect(result.complete).toBe(false);
     expect(result.progress.done).toBe(0);
     expect(await cellsOf(result.cellsFile)).toEqual([]);

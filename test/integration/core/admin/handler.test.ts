@@ -405,7 +405,7 @@ describe('admin handler over a local registry', () => {
       expect(r.text).toMatch(/^HTTP\/1\.1 413 /);
       expect(r.text.toLowerCase()).toContain('connection: close');
       expect(r.text).toContain('payload_too_large');
-      expect(r.elapsedMs).toBeLessThan(2000);
+      expect(r.elapsedMs).toBeLessThan(8_000);
     });
 
     it('cuts off a streamed (chunked) body as soon as it passes the limit', async () => {

@@ -245,7 +245,8 @@ describe.each(CASES)('$label', (c) => {
     const elapsed = performance.now() - started;
     expect(isModelError(failure, 'timeout')).toBe(true);
     expect(elapsed).toBeGreaterThanOrEqual(290);
-    expect(elapsed).toBeLessThan(5000);
+    // The emulator never answers: only the attempt timeout can have ended the wait.
+    expect(elapsed).toBeLessThan(60_000);
     expect(emulator.requests).toHaveLength(1);
   });
 

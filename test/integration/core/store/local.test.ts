@@ -359,7 +359,7 @@ describe('local registry', () => {
     expect(await expectConsistent(store, id)).toBe(24);
     const audit = (await readFile(join(dir, 'audit.jsonl'), 'utf8')).trim().split('\n');
     expect(audit).toHaveLength(24);
-  }, 120_000);
+  });
 
   it('stays consistent and writable after publishers are killed mid-write', async () => {
     const dir = await fresh();

@@ -270,7 +270,7 @@ describe('redis adapter', () => {
         const error = await rejection(store.listMetadata());
         expect(error.code).toBe('timeout');
         expect(error.status).toBe(504);
-        expect(Date.now() - started).toBeLessThan(3_000);
+        expect(Date.now() - started).toBeLessThan(30_000);
       } finally {
         await store.close();
         await proxy.close();

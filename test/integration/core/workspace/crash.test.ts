@@ -38,7 +38,7 @@ beforeAll(async () => {
     outfile: child,
     logLevel: 'error',
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
