@@ -38,7 +38,9 @@ export const E2E_TIMEOUT_MS = 180_000;
 /** Time for the renderer build, the server start and the browser launch together. */
 export const E2E_SETUP_TIMEOUT_MS = 600_000;
 /** How long one UI expectation waits (playwright's default timeout for actions and locators). */
-export const UI_WAIT_MS = 30_000;
+export const UI_WAIT_MS = 60_000;
+/** How long the first load of the app may take while the machine is busy. */
+export const NAVIGATION_WAIT_MS = 120_000;
 
 /** The two window sizes every view must read well at. */
 export const VIEWPORTS = [
@@ -193,6 +195,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     async page(viewport = VIEWPORTS[0]) {
       const context = await browser.newContext({ viewport: { ...viewport }, colorScheme: 'dark', reducedMotion: 'reduce' });
       context.setDefaultTimeout(UI_WAIT_MS);
+      context.setDefaultNavigationTimeout(NAVIGATION_WAIT_MS);
       contexts.push(context);
       const page = await context.newPage();
       const errors: string[] = [];

@@ -45,7 +45,7 @@ function serve(args: string[], env: Record<string, string> = {}): Promise<Served
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL within 20 s; stderr: ${err}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no URL within 150 s; stderr: ${err}`)), 150_000);
     child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
     child.stdout?.on('data', (c: Buffer) => {
       out += c.toString('utf8');

@@ -88,7 +88,7 @@ function rawExchange(
   port: number,
   send: (socket: Socket) => void,
   until: (text: string) => boolean,
-  timeoutMs = 5000,
+  timeoutMs = 60_000,
 ): Promise<{ text: string; elapsedMs: number; closed: boolean }> {
   return new Promise((resolve, reject) => {
     const started = Date.now();
