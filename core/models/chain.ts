@@ -17,7 +17,7 @@
 import { backoffDelayMs } from '../retry';
 import { costOf } from './aliases';
 import { classifyError, type AbortOrigin, type ModelError } from './errors';
-import type { GenerateRequest, GenerateResult, ModelAttempt, ModelClient, ModelErrorKind, TokenUsage } from './types';
+import type { FinishReason, GenerateRequest, GenerateResult, ModelAttempt, ModelClient, ModelErrorKind, TokenUsage } from './types';
 
 /** What a backend returns for one successful attempt. */
 export interface BackendAnswer {
@@ -29,6 +29,8 @@ export interface BackendAnswer {
   costUsd?: number | null;
   /** The model id the server says answered, when it says one (an alias may map to a dated id). */
   model?: string;
+  /** Why the model stopped, when the backend says. */
+  finishReason?: FinishReason;
 }
 
 /** One provider + resolved model, making single attempts (no retries of its own). */
@@ -125,6 +127,7 @@ export function createChainClient(spec: string, backends: ModelBackend[], option
               costUsd: outcome.answer.costUsd !== undefined ? outcome.answer.costUsd : costOf(backend.provider, backend.model, usage),
               attempts,
               ...(outcome.answer.warnings.length > 0 && { warnings: outcome.answer.warnings }),
+              ...(outcome.answer.finishReason !== undefined && { finishReason: outcome.answer.finishReason }),
             };
           }
           const error = outcome.error;

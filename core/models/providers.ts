@@ -93,6 +93,7 @@ export function createHostedBackend(spec: HostedSpec, ctx: HostedContext): Model
           usage: { inputTokens: result.usage.inputTokens ?? 0, outputTokens: result.usage.outputTokens ?? 0 },
           warnings: result.warnings?.map(formatWarning) ?? [],
           ...(result.response?.modelId ? { model: result.response.modelId } : {}),
+          finishReason: result.finishReason,
         };
       } catch (error) {
         throw classifyError(error, { provider, model, secrets, authHint: `check ${keyVar}` });

@@ -66,6 +66,13 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
+/**
+ * Why the model stopped: its natural end (`stop`), the output ceiling
+ * (`length`, so the text may be cut short), a content filter, a tool call, an
+ * error the provider reported inside a successful answer, or something else.
+ */
+export type FinishReason = 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other';
+
 /** A successful model call. */
 export interface GenerateResult {
   text: string;
@@ -83,6 +90,8 @@ export interface GenerateResult {
   cached?: boolean;
   /** Settings the backend ignored or adjusted (e.g. temperature on a reasoning model); absent when none. */
   warnings?: string[];
+  /** Why the model stopped, when the backend says (hosted providers do). */
+  finishReason?: FinishReason;
 }
 
 /** Why a model call failed; decides failover and retry (guide 9.4 error policy). */

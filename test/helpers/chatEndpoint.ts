@@ -2,12 +2,14 @@
  * An emulated OpenAI-compatible Chat Completions endpoint for evaluation tests
  * and benches: a local HTTP server speaking the documented wire format
  * (`POST /v1/chat/completions`), whose answers a test computes from the
- * selector prompt it receives. Replies can be delayed, fail with an HTTP
- * status, or hang. Every request is counted and its body kept when asked.
+ * selector prompt it receives. Answers and errors are the recorded bodies of
+ * `modelEmulator.ts` with the computed text filled in. Replies can be
+ * delayed, fail with an HTTP status, or hang. Every request is counted and its
+ * body kept when asked.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chatCompletion, openaiError } from './modelEmulator';
+import { chatCompletion, openaiStatusError } from './modelEmulator';
 
 /** What the selector asked, read back from its prompt. */
 export interface SelectorPrompt {
@@ -111,7 +113,7 @@ export async function startChatEndpoint(answer: (prompt: SelectorPrompt) => Endp
           const r = chatCompletion(reply.text, String(body['model'] ?? 'emulated'), reply.usage ?? { input: 120, output: 12 }) as { json: unknown };
           send(res, 200, r.json);
         } else {
-          const r = openaiError(reply.status, reply.message ?? `emulated HTTP ${reply.status}`, reply.status === 429 ? 'rate_limit_exceeded' : 'server_error') as { json: unknown };
+          const r = openaiStatusError(reply.status, reply.message ?? `emulated HTTP ${reply.status}`) as { json: unknown };
           send(res, reply.status, r.json, reply.headers);
         }
       };

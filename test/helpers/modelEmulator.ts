@@ -3,9 +3,12 @@
  * model APIs (OpenAI Responses, Anthropic Messages, OpenAI-style Chat
  * Completions as served by Groq and compatible servers). They are emulations:
  * each test scripts the replies, and every request is recorded for inspection.
+ * The reply bodies are recorded ones (see `providerFixtures.ts`): a test fills
+ * in only the answer text, model id, token counts or error message it needs.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fill, recorded, type RecordedName } from './providerFixtures';
 
 /** A request the emulator received. */
 export interface RecordedRequest {
@@ -99,72 +102,104 @@ export interface Usage {
   output: number;
 }
 
-/** OpenAI Responses API: a completed response with one output_text part. */
-export function openaiResponse(text: string, model: string, usage: Usage): Reply {
+/** The slots of a success body: the answer text, the model id and, when given, the token counts. */
+function answerSlots(text: string, model: string | undefined, usage: Usage | undefined, withTotal: boolean) {
   return {
-    json: {
-      id: 'resp_emulated',
-      object: 'response',
-      created_at: 1_760_000_000,
-      status: 'completed',
-      model,
-      output: [
-        {
-          type: 'message',
-          id: 'msg_emulated',
-          status: 'completed',
-          role: 'assistant',
-          content: [{ type: 'output_text', text, annotations: [] }],
-        },
-      ],
-      incomplete_details: null,
-      usage: {
-        input_tokens: usage.input,
-        input_tokens_details: { cached_tokens: 0 },
-        output_tokens: usage.output,
-        output_tokens_details: { reasoning_tokens: 0 },
-        total_tokens: usage.input + usage.output,
-      },
-    },
+    text,
+    ...(model !== undefined && { model }),
+    ...(usage && { inputTokens: usage.input, outputTokens: usage.output }),
+    ...(usage && withTotal && { totalTokens: usage.input + usage.output }),
   };
 }
 
-/** OpenAI (and Groq, and most compatible servers) error body. */
+/**
+ * A recorded body served as recorded: its status and its bytes (see
+ * `test/fixtures/providers/sources.json` for where each comes from).
+ */
+export function recordedReply(name: RecordedName, headers?: Record<string, string>): Reply {
+  const body = recorded(name);
+  return { status: body.status, raw: body.raw, ...(headers && { headers }) };
+}
+
+/**
+ * OpenAI Responses API: the API reference's published completed response, with
+ * `text` as its output text, `model` as its model and, when given, `usage` as
+ * its token counts (otherwise the recorded counts).
+ */
+export function openaiResponse(text: string, model?: string, usage?: Usage): Reply {
+  return { json: fill('openai-responses.json', answerSlots(text, model, usage, true)) };
+}
+
+/**
+ * An OpenAI error object (also Groq's and most compatible servers'): the
+ * envelope recorded from api.openai.com with the message, type and code of the
+ * case (as OpenAI's error-code guide lists them).
+ */
 export function openaiError(status: number, message: string, type: string, code: string | null = null, headers?: Record<string, string>): Reply {
-  return { status, json: { error: { message, type, param: null, code } }, ...(headers && { headers }) };
+  return { status, json: fill('openai-error-insufficient-quota.json', { message, type, code }), ...(headers && { headers }) };
 }
 
-/** Anthropic Messages API: a message with one text block. */
-export function anthropicMessage(text: string, model: string, usage: Usage): Reply {
-  return {
-    json: {
-      id: 'msg_emulated',
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: [{ type: 'text', text }],
-      stop_reason: 'end_turn',
-      stop_sequence: null,
-      usage: { input_tokens: usage.input, output_tokens: usage.output },
-    },
-  };
+/**
+ * An OpenAI-style error for `status` with the type and code OpenAI gives that
+ * case: 401 `invalid_request_error`/`invalid_api_key`, 429
+ * `requests`/`rate_limit_exceeded`, 5xx `server_error`, other 4xx
+ * `invalid_request_error`.
+ */
+export function openaiStatusError(status: number, message: string, headers?: Record<string, string>): Reply {
+  if (status === 401) return openaiError(status, message, 'invalid_request_error', 'invalid_api_key', headers);
+  if (status === 429) return openaiError(status, message, 'requests', 'rate_limit_exceeded', headers);
+  if (status >= 500) return openaiError(status, message, 'server_error', null, headers);
+  return openaiError(status, message, 'invalid_request_error', null, headers);
 }
 
-/** Anthropic error body. */
-export function anthropicError(status: number, type: string, message: string, headers?: Record<string, string>): Reply {
-  return { status, json: { type: 'error', error: { type, message } }, ...(headers && { headers }) };
+/**
+ * Anthropic's error type for each status, as its API reference documents them
+ * (other 4xx are `invalid_request_error`, other 5xx `api_error`).
+ */
+const ANTHROPIC_ERROR_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  402: 'billing_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  413: 'request_too_large',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  529: 'overloaded_error',
+};
+
+/**
+ * An Anthropic error: the recorded 529 `overloaded_error` body for a 529, else
+ * the published `invalid_request_error` body (with its request id) carrying the
+ * documented type of `status`, and `message` in both.
+ */
+export function anthropicError(status: number, message: string, headers?: Record<string, string>): Reply {
+  const json =
+    status === 529
+      ? fill('anthropic-error-overloaded.json', { message })
+      : fill('anthropic-error-invalid-request.json', { message, type: ANTHROPIC_ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error') });
+  return { status, json, ...(headers && { headers }) };
 }
 
-/** OpenAI-style Chat Completions answer (Groq, Ollama, vLLM, LM Studio, llama.cpp server). */
-export function chatCompletion(text: string, model: string, usage: Usage): Reply {
-  return {
-    json: {
-      id: 'chatcmpl-emulated',
-      object: 'chat.completion',
-      created: 1_760_000_000,
-      model,
-      choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop', logprobs: null }],
-      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
-    },
-  };
+/**
+ * Anthropic Messages API: the message recorded from api.anthropic.com, with
+ * `text` as its one text block, `model` as its model and, when given, `usage`
+ * as its token counts.
+ */
+export function anthropicMessage(text: string, model?: string, usage?: Usage): Reply {
+  return { json: fill('anthropic-message.json', answerSlots(text, model, usage, false)) };
+}
+
+/**
+ * OpenAI-style Chat Completions answer (Ollama, vLLM, LM Studio, llama.cpp's
+ * server): the API reference's published completion, with `text`, `model` and,
+ * when given, `usage` in their places.
+ */
+export function chatCompletion(text: string, model?: string, usage?: Usage): Reply {
+  return { json: fill('openai-chat-completion.json', answerSlots(text, model, usage, true)) };
+}
+
+/** Groq's Chat Completions answer: the completion recorded from api.groq.com, filled as {@link chatCompletion}. */
+export function groqChatCompletion(text: string, model?: string, usage?: Usage): Reply {
+  return { json: fill('groq-chat-completion.json', answerSlots(text, model, usage, true)) };
 }

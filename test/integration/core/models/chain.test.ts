@@ -1,7 +1,8 @@
 /**
  * Failover chains over emulated providers on local servers (emulations of the
  * OpenAI Responses, Anthropic Messages and Groq Chat Completions wire formats):
- * which failures move on, which stop, and what the result records.
+ * which failures move on, which stop, and what the result records. The bodies
+ * are recorded ones (test/fixtures/providers/sources.json names each source).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, isModelError, openModel, type KeySource } from '../../../../core/models/index';
@@ -9,10 +10,11 @@ import type { GenerateRequest, ModelClient } from '../../../../core/models/types
 import {
   anthropicError,
   anthropicMessage,
-  chatCompletion,
   closedPort,
+  groqChatCompletion,
   openaiError,
   openaiResponse,
+  recordedReply,
   startEmulator,
   type Emulator,
 } from '../../../helpers/modelEmulator';
@@ -37,7 +39,7 @@ describe('Failover chain (emulated providers on local servers)', () => {
   beforeAll(async () => {
     openai = await startEmulator((r) => openaiResponse('{"from":"openai"}', String(r.body['model']), { input: 50, output: 5 }));
     anthropic = await startEmulator((r) => anthropicMessage('{"from":"anthropic"}', String(r.body['model']), { input: 60, output: 6 }));
-    groq = await startEmulator((r) => chatCompletion('{"from":"groq"}', String(r.body['model']), { input: 70, output: 7 }));
+    groq = await startEmulator((r) => groqChatCompletion('{"from":"groq"}', String(r.body['model']), { input: 70, output: 7 }));
     env = {
       OPENAI_API_KEY: OPENAI_KEY,
       OPENAI_BASE_URL: `${openai.origin}/v1`,
@@ -81,9 +83,9 @@ describe('Failover chain (emulated providers on local servers)', () => {
   it('moves on after auth, quota, exhausted rate-limit retries and server errors, in order', async () => {
     openai.enqueue(openaiError(401, 'invalid key', 'invalid_request_error', 'invalid_api_key'));
     anthropic.enqueue(
-      anthropicError(429, 'rate_limit_error', 'slow down', { 'retry-after': '0' }),
-      anthropicError(429, 'rate_limit_error', 'slow down', { 'retry-after': '0' }),
-      anthropicError(429, 'rate_limit_error', 'slow down', { 'retry-after': '0' }),
+      anthropicError(429, 'slow down', { 'retry-after': '0' }),
+      anthropicError(429, 'slow down', { 'retry-after': '0' }),
+      anthropicError(429, 'slow down', { 'retry-after': '0' }),
     );
     const model = await open('chain:openai:fast,anthropic:fast,groq:fast');
     const result = await model.generate(REQUEST);
@@ -96,8 +98,8 @@ describe('Failover chain (emulated providers on local servers)', () => {
       'groq:ok',
     ]);
 
-    openai.enqueue(openaiError(429, 'You exceeded your current quota, please check your plan and billing details.', 'insufficient_quota', 'insufficient_quota'));
-    anthropic.enqueue(anthropicError(529, 'overloaded_error', 'Overloaded'), anthropicError(529, 'overloaded_error', 'Overloaded'), anthropicError(500, 'api_error', 'boom'));
+    openai.enqueue(recordedReply('openai-error-insufficient-quota.json'));
+    anthropic.enqueue(anthropicError(529, 'Overloaded'), anthropicError(529, 'Overloaded'), anthropicError(500, 'boom'));
     const second = await model.generate(REQUEST);
     expect(second.attempts.map((a) => `${a.provider}:${a.errorKind ?? 'ok'}:${a.status ?? '-'}`)).toEqual([
       'openai:quota:429',
@@ -184,7 +186,7 @@ describe('Failover chain (emulated providers on local servers)', () => {
   it('gives every provider the same alias and lets each resolve it, env overrides included', async () => {
     const model = await open('chain:openai:fast,anthropic:fast,groq:fast', { TRUVAG3_ANTHROPIC_MODEL_FAST: 'claude-approved-fast', TRUVAG3_GROQ_MODEL_FAST: 'groq-approved-fast' });
     openai.enqueue(openaiError(503, 'unavailable', 'server_error'), openaiError(503, 'unavailable', 'server_error'), openaiError(503, 'unavailable', 'server_error'));
-    anthropic.enqueue(anthropicError(401, 'authentication_error', 'invalid x-api-key'));
+    anthropic.enqueue(anthropicError(401, 'invalid x-api-key'));
     const result = await model.generate(REQUEST);
     expect(openai.requests.map((r) => r.body['model'])).toEqual(['gpt-4.1-mini', 'gpt-4.1-mini', 'gpt-4.1-mini']);
     expect(anthropic.requests.map((r) => r.body['model'])).toEqual(['claude-approved-fast']);
@@ -195,7 +197,7 @@ describe('Failover chain (emulated providers on local servers)', () => {
 
   it('reports the last failure with all attempts when every provider fails, keys redacted', async () => {
     openai.enqueue(openaiError(401, `Incorrect API key provided: ${OPENAI_KEY}`, 'invalid_request_error', 'invalid_api_key'));
-    anthropic.enqueue(anthropicError(403, 'permission_error', `key ${ANTHROPIC_KEY} may not use this model`));
+    anthropic.enqueue(anthropicError(403, `key ${ANTHROPIC_KEY} may not use this model`));
     const model = await open('chain:openai:fast,anthropic:fast');
     const failure = await model.generate(REQUEST).catch((e: unknown) => e);
     expect(isModelError(failure, 'auth')).toBe(true);

@@ -2,7 +2,8 @@
  * Each hosted provider adapter against a local server that emulates its
  * documented wire format. These are emulations, not the real services: they
  * prove request shape, answer decoding, error classification, retries and
- * timeouts, not model quality.
+ * timeouts, not model quality. Every answer is a recorded body (sources in
+ * test/fixtures/providers/sources.json) with the test's text filled in.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDispatcher, isModelError, openModel, type OpenModelOptions } from '../../../../core/models/index';
@@ -11,8 +12,9 @@ import {
   anthropicError,
   anthropicMessage,
   chatCompletion,
-  openaiError,
+  groqChatCompletion,
   openaiResponse,
+  openaiStatusError,
   startEmulator,
   type Emulator,
   type RecordedRequest,
@@ -68,7 +70,7 @@ const CASES: ProviderCase[] = [
     fastModel: 'gpt-4.1-mini',
     path: '/v1/responses',
     ok: (text, model, usage) => openaiResponse(text, model, usage),
-    error: (status, message, headers) => openaiError(status, message, status === 429 ? 'requests' : 'server_error', null, headers),
+    error: (status, message, headers) => openaiStatusError(status, message, headers),
     maxTokensField: 'max_output_tokens',
     expectNoResponseFormat: (body) => expect(body['text']).toBeUndefined(),
     authHeader: (r) => r.headers['authorization'],
@@ -82,7 +84,7 @@ const CASES: ProviderCase[] = [
     fastModel: 'claude-haiku-4-5',
     path: '/v1/messages',
     ok: (text, model, usage) => anthropicMessage(text, model, usage),
-    error: (status, message, headers) => anthropicError(status, status === 429 ? 'rate_limit_error' : 'api_error', message, headers),
+    error: (status, message, headers) => anthropicError(status, message, headers),
     maxTokensField: 'max_tokens',
     expectNoResponseFormat: (body) => {
       expect(body['output_format']).toBeUndefined();
@@ -99,8 +101,8 @@ const CASES: ProviderCase[] = [
     key: GROQ_KEY,
     fastModel: 'llama-3.1-8b-instant',
     path: '/openai/v1/chat/completions',
-    ok: (text, model, usage) => chatCompletion(text, model, usage),
-    error: (status, message, headers) => openaiError(status, message, status === 429 ? 'tokens' : 'internal_server_error', null, headers),
+    ok: (text, model, usage) => groqChatCompletion(text, model, usage),
+    error: (status, message, headers) => openaiStatusError(status, message, headers),
     maxTokensField: 'max_tokens',
     expectNoResponseFormat: (body) => expect(body['response_format']).toBeUndefined(),
     authHeader: (r) => r.headers['authorization'],
@@ -114,7 +116,7 @@ const CASES: ProviderCase[] = [
     fastModel: 'llama3.1:8b',
     path: '/v1/chat/completions',
     ok: (text, model, usage) => chatCompletion(text, model, usage),
-    error: (status, message, headers) => openaiError(status, message, 'server_error', null, headers),
+    error: (status, message, headers) => openaiStatusError(status, message, headers),
     maxTokensField: 'max_tokens',
     expectNoResponseFormat: (body) => expect(body['response_format']).toBeUndefined(),
     authHeader: (r) => r.headers['authorization'],
@@ -152,6 +154,7 @@ describe.each(CASES)('$label', (c) => {
     const result = await model.generate(REQUEST);
     expect(result.text).toBe(ANSWER);
     expect(result.usage).toEqual({ inputTokens: 120, outputTokens: 9 });
+    expect(result.finishReason).toBe('stop');
     expect(result.model).toBe(c.fastModel);
     expect(result.provider).toBe(c.spec(emulator).split(':')[0]);
     expect(result.latencyMs).toBeGreaterThanOrEqual(0);
