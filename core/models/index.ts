@@ -141,7 +141,13 @@ function llamaBackend(client: ModelClient): ModelBackend {
     async call(request, signal) {
       const result = await client.generate({ ...request, signal });
       model = result.model;
-      return { text: result.text, usage: result.usage, warnings: result.warnings ?? [], costUsd: result.costUsd };
+      return {
+        text: result.text,
+        usage: result.usage,
+        warnings: result.warnings ?? [],
+        costUsd: result.costUsd,
+        ...(result.finishReason !== undefined && { finishReason: result.finishReason }),
+      };
     },
     close: () => client.close?.() ?? Promise.resolve(),
   };

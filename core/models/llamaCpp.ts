@@ -31,7 +31,7 @@ import type {
 } from 'node-llama-cpp';
 import type * as NodeLlamaCppModule from 'node-llama-cpp';
 import { ModelError } from './errors';
-import type { ChatMessage, GenerateRequest, GenerateResult, ModelClient, SelectionTask } from './types';
+import type { ChatMessage, FinishReason, GenerateRequest, GenerateResult, ModelClient, SelectionTask } from './types';
 
 /** Options of {@link openLlamaCppModel}. */
 export interface LlamaCppOptions {
@@ -490,6 +490,9 @@ export async function openLlamaCppModel(path: string, options: LlamaCppOptions =
     });
     const used = sequence.tokenMeter.diff(before);
     const latencyMs = performance.now() - started;
+    const stop = response.metadata.stopReason;
+    const finishReason: FinishReason =
+      stop === 'maxTokens' ? 'length' : stop === 'eogToken' || stop === 'stopGenerationTrigger' || stop === 'customStopTrigger' ? 'stop' : 'other';
     return {
       text: response.response,
       usage: { inputTokens, outputTokens: used.usedOutputTokens },
@@ -499,6 +502,7 @@ export async function openLlamaCppModel(path: string, options: LlamaCppOptions =
       costUsd: 0,
       attempts: [{ provider: PROVIDER, model: name, ok: true, latencyMs }],
       ...(warnings.length > 0 && { warnings }),
+      finishReason,
     };
   }
 

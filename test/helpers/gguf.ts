@@ -406,8 +406,6 @@ export function buildTinyLlamaGguf(options: TinyLlamaOptions = {}): TinyLlamaGgu
 /** A model written to disk by {@link writeTinyLlamaGguf}. */
 export interface WrittenTinyLlama extends TinyLlamaGguf {
   path: string;
-  /** Wall time of building and writing, in milliseconds. */
-  writeMs: number;
 }
 
 /**
@@ -416,11 +414,10 @@ export interface WrittenTinyLlama extends TinyLlamaGguf {
  * the binary is never committed.
  */
 export async function writeTinyLlamaGguf(path: string, options: TinyLlamaOptions = {}): Promise<WrittenTinyLlama> {
-  const started = performance.now();
   const built = buildTinyLlamaGguf(options);
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   await writeFile(temp, built.bytes);
   await rename(temp, path);
-  return { ...built, path, writeMs: performance.now() - started };
+  return { ...built, path };
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readGgufFileInfo } from 'node-llama-cpp';
@@ -25,6 +25,11 @@ function chatMlTokenCount(messages: ChatMessage[]): number {
   return count + 1 + 'assistant'.length + 1; // <|im_start|>assistant\n
 }
 
+/** Resolves after the current turn of the event loop, its microtasks and the I/O already answered. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 function isPrintableAscii(text: string): boolean {
   return /^[\x20-\x7e\t\n]*$/.test(text);
 }
@@ -48,7 +53,8 @@ let client: ModelClient;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skillbench-llama-'));
   written = await writeTinyLlamaGguf(join(dir, 'tiny.gguf'), { seed: 11 });
-  client = await openLlamaCppModel(written.path, { asciiOnly: true });
+  // The default options: what `llama-cpp:PATH` opens with when nothing else is asked for.
+  client = await openLlamaCppModel(written.path);
 });
 
 afterAll(async () => {
@@ -57,10 +63,11 @@ afterAll(async () => {
 });
 
 describe('tiny GGUF writer', () => {
-  it('writes about half a megabyte, quickly', () => {
+  it('writes about half a megabyte, all of it, with no temp file left beside it', async () => {
     expect(written.bytes.length).toBeGreaterThan(400_000);
     expect(written.bytes.length).toBeLessThan(700_000);
-    expect(written.writeMs).toBeLessThan(2_000);
+    expect(Buffer.from(await readFile(written.path)).equals(Buffer.from(written.bytes))).toBe(true);
+    expect((await readdir(dir)).filter((f) => f.startsWith('tiny.gguf'))).toEqual(['tiny.gguf']);
   });
 
   it('is deterministic per seed', () => {
@@ -79,7 +86,7 @@ describe('tiny GGUF writer', () => {
     expect(types.get('blk.1.ffn_down.weight')).toBe(1);
     expect(types.get('output_norm.weight')).toBe(0);
     expect(half.bytes.length).toBeLessThan(written.bytes.length * 0.6);
-    const model = await openLlamaCppModel(half.path, { asciiOnly: true });
+    const model = await openLlamaCppModel(half.path);
     try {
       const result = await model.generate({ messages: MESSAGES, temperature: 0.01, maxOutputTokens: 8, seed: 1 });
       expect(result.usage.outputTokens).toBeGreaterThan(0);
@@ -149,15 +156,26 @@ describe('llama-cpp model client', () => {
     expect(result.usage.outputTokens).toBeLessThanOrEqual(24);
     // Every token of this vocabulary decodes to at most one character.
     expect(result.text.length).toBeLessThanOrEqual(result.usage.outputTokens);
-    expect(isPrintableAscii(result.text)).toBe(true);
     expect(result.latencyMs).toBeGreaterThan(0);
     expect(result.attempts).toEqual([{ provider: 'llama-cpp', model: 'tiny.gguf', ok: true, latencyMs: result.latencyMs }]);
   });
 
-  it('keeps sampled text printable ASCII when asked, even at a high temperature', async () => {
-    for (const seed of [1, 2, 3]) {
-      const result = await client.generate(request({ temperature: 1.5, maxOutputTokens: 48, seed }));
-      expect(isPrintableAscii(result.text)).toBe(true);
+  it('with asciiOnly, samples only printable ASCII where the default path samples the whole vocabulary', async () => {
+    const ascii = await openLlamaCppModel(written.path, { asciiOnly: true });
+    try {
+      const outsideAscii: string[] = [];
+      for (const seed of [1, 2, 3]) {
+        const hot = request({ temperature: 1.5, maxOutputTokens: 48, seed });
+        const restricted = await ascii.generate(hot);
+        expect(restricted.usage.outputTokens).toBeGreaterThan(0);
+        expect(isPrintableAscii(restricted.text)).toBe(true);
+        const unrestricted = await client.generate(hot);
+        if (!isPrintableAscii(unrestricted.text)) outsideAscii.push(unrestricted.text);
+      }
+      // The noise model puts most of its mass on the 256 byte tokens: left alone, it leaves ASCII.
+      expect(outsideAscii.length).toBeGreaterThan(0);
+    } finally {
+      await ascii.close?.();
     }
   });
 
@@ -171,6 +189,15 @@ describe('llama-cpp model client', () => {
       expectSchemaAnswer(result.text);
       expect(result.usage.outputTokens).toBeLessThan(512);
     }
+  });
+
+  it('says why it stopped: the output ceiling, or the end of a grammar-complete answer', async () => {
+    const cut = await client.generate(request({ temperature: 1, maxOutputTokens: 2, seed: 5 }));
+    expect(cut.usage.outputTokens).toBe(2);
+    expect(cut.finishReason).toBe('length');
+    const whole = await client.generate(request({ jsonSchema: SCHEMA, maxOutputTokens: 512 }));
+    expectSchemaAnswer(whole.text);
+    expect(whole.finishReason).toBe('stop');
   });
 
   it('answers the same request and seed identically, and honours seed and temperature', async () => {
@@ -223,23 +250,34 @@ describe('llama-cpp model client', () => {
     const queued = new AbortController();
     const waiting = client.generate(request({ signal: queued.signal }));
     queued.abort();
-    setTimeout(() => running.abort(), 30);
-    const [longResult, waitingResult] = await Promise.allSettled([long, waiting]);
+    const settled = Promise.allSettled([long, waiting]);
+    // After one turn of the event loop the first call is decoding (each decode step is native
+    // work that completes in a later turn), so the abort lands mid-generation at any speed.
+    await nextTurn();
+    running.abort();
+    const [longResult, waitingResult] = await settled;
     expect(longResult.status).toBe('rejected');
     expect((longResult as PromiseRejectedResult).reason).toBeInstanceOf(ModelError);
     expect((longResult as PromiseRejectedResult).reason).toMatchObject({ kind: 'cancelled', provider: 'llama-cpp' });
     expect(waitingResult.status).toBe('rejected');
     expect((waitingResult as PromiseRejectedResult).reason).toMatchObject({ kind: 'cancelled' });
 
-    const timedOut = client.generate(request({ temperature: 1, maxOutputTokens: 400, signal: AbortSignal.timeout(20) }));
-    await expect(timedOut).rejects.toMatchObject({ kind: 'timeout' });
+    // A timeout is an abort whose reason is a TimeoutError, as AbortSignal.timeout() gives.
+    const deadline = new AbortController();
+    const timedOut = client.generate(request({ temperature: 1, maxOutputTokens: 400, signal: deadline.signal }));
+    const timedOutSettled = Promise.allSettled([timedOut]);
+    await nextTurn();
+    deadline.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
+    const [timedOutResult] = await timedOutSettled;
+    expect(timedOutResult.status).toBe('rejected');
+    expect((timedOutResult as PromiseRejectedResult).reason).toMatchObject({ kind: 'timeout', provider: 'llama-cpp' });
 
     const after = await client.generate(request({ jsonSchema: SCHEMA }));
     expectSchemaAnswer(after.text);
   });
 
   it('with grammar on, answers a selector task with distinct offered options only, in offered order', async () => {
-    const grammarClient = await openLlamaCppModel(written.path, { grammar: true, asciiOnly: true, seed: 3 });
+    const grammarClient = await openLlamaCppModel(written.path, { grammar: true, seed: 3 });
     try {
       const activation: SelectionTask = {
         kind: 'activation',

@@ -38,7 +38,7 @@ describe('Failover from an emulated hosted provider to a local llama-cpp model',
   it('answers from the local model after the hosted one is unreachable, recording both attempts', async () => {
     const port = await closedPort();
     const env = { OPENAI_API_KEY: 'sk-proj-LOCALfailover123456789', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` };
-    const client = await openModel(`chain:openai:fast,llama-cpp:${path}?seed=3`, { env, dispatcher, llamaCpp: { asciiOnly: true } });
+    const client = await openModel(`chain:openai:fast,llama-cpp:${path}?seed=3`, { env, dispatcher });
     try {
       const result = await client.generate(REQUEST);
       expect(result.provider).toBe('llama-cpp');
@@ -55,7 +55,7 @@ describe('Failover from an emulated hosted provider to a local llama-cpp model',
   });
 
   it('opens a single llama-cpp spec with the spec options', async () => {
-    const client = await openModel(`llama-cpp:${path}?seed=3`, { llamaCpp: { asciiOnly: true } });
+    const client = await openModel(`llama-cpp:${path}?seed=3`);
     try {
       expect(client.isBaseline).toBe(false);
       const result = await client.generate({ ...REQUEST, seed: undefined });

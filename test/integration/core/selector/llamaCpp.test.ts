@@ -40,8 +40,8 @@ beforeAll(async () => {
   devopsBindings = [...parsed.bindings];
   // Selector prompts carry the whole body-free catalog; one token per character needs room.
   const model = await writeTinyLlamaGguf(join(dir, 'tiny.gguf'), { seed: 3, contextLength: 8192 });
-  withGrammar = await openLlamaCppModel(model.path, { grammar: true, asciiOnly: true });
-  withoutGrammar = await openLlamaCppModel(model.path, { asciiOnly: true });
+  withGrammar = await openLlamaCppModel(model.path, { grammar: true });
+  withoutGrammar = await openLlamaCppModel(model.path);
 });
 
 afterAll(async () => {
