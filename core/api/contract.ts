@@ -282,7 +282,12 @@ export type SecretProtection = 'os-keychain' | 'key' | 'file-permissions';
 
 /** The live state of a connection in this session. */
 export interface ConnectionState {
-  /** `closed`: not opened yet; `open`: the store answered; `offline`: it stopped answering; `error`: it could not be opened. */
+  /**
+   * `closed`: not opened yet; `open`: the store answered; `offline`: it does
+   * not answer (an unreachable host, a local folder that is gone) or stopped
+   * answering; `error`: it could not be opened as it is (refused credentials,
+   * no registry in the folder yet). Opening never creates a store.
+   */
   status: 'closed' | 'opening' | 'open' | 'offline' | 'error';
   /** Secret-free description of the store (e.g. `redis://127.0.0.1:6379 (default)`). */
   description?: string;
@@ -1057,8 +1062,12 @@ export const METHODS = {
     }),
   ),
   'connections.remove': method<{ removed: boolean }>()(z.strictObject({ name: connectionNameSchema })),
-  /** Opens (or reuses) the store of a profile; several stay open at once. */
-  'connections.open': method<ConnectionView>()(z.strictObject({ name: connectionNameSchema })),
+  /**
+   * Opens (or reuses) the store of a profile; several stay open at once.
+   * Opening reads and never creates a store. With `check`, an open store is
+   * asked one small read, so a store that stopped answering reads `offline`.
+   */
+  'connections.open': method<ConnectionView>()(z.strictObject({ name: connectionNameSchema, check: z.boolean().optional() })),
   'connections.close': method<{ closed: boolean }>()(z.strictObject({ name: connectionNameSchema })),
   /** Profiles without secrets, as a portable document. */
   'connections.export': method<ProfilesExport>()(z.strictObject({ names: z.array(connectionNameSchema).max(1000).optional() })),

@@ -2,9 +2,12 @@
  * Open connections of a session, keyed by profile name: several stores stay
  * open at once, each opened once (concurrent openers share one attempt), and
  * every use goes through {@link ConnectionPool.use}, which keeps the live state
- * honest: a store that stops answering turns `offline`, and `open` again as
- * soon as it answers. Idle stores are closed after a while and reopened on the
- * next use, as RedisInsight sweeps idle clients.
+ * honest: a store that cannot be reached (a host that does not answer, a
+ * local folder that is gone) or stops answering turns `offline` with the
+ * reason, and `open` again as soon as it answers. Reads never create a store;
+ * only a use marked as a write (`create`) may create a local registry. Idle
+ * stores are closed after a while and reopened on the next use, as
+ * RedisInsight sweeps idle clients.
  *
  * Node-only: stores hold sockets and files.
  */
@@ -22,8 +25,12 @@ export interface ConnectionSource {
   list(): Promise<ConnectionProfile[]>;
   /** The profile named `name`; 404 `not_found` otherwise. */
   get(name: string): Promise<ConnectionProfile>;
-  /** Opens the store of `profile` (with its secrets, guarded by its read-only flag). */
-  open(profile: ConnectionProfile): Promise<SkillStore>;
+  /**
+   * Opens the store of `profile` (with its secrets, guarded by its read-only
+   * flag). Opening is a read and creates nothing; only `create: true`, passed
+   * for a write, may create a local profile's registry.
+   */
+  open(profile: ConnectionProfile, options?: { create?: boolean }): Promise<SkillStore>;
   /** Which secrets a profile has saved (names only). */
   secretsPresence(name: string): Promise<SecretsPresence>;
   /** How saved secrets are protected at rest. */
@@ -40,6 +47,16 @@ interface Entry {
   state: ConnectionState;
   lastUsed: number;
   busy: number;
+}
+
+/** How {@link ConnectionPool.open} opens a store that is not open yet. */
+export interface OpenOptions {
+  /**
+   * Whether a local profile's registry may be created: only for a write, and
+   * only when the profile lets that write through (a function decides from
+   * the profile). Reads leave it unset and create nothing.
+   */
+  create?: boolean | ((profile: ConnectionProfile) => boolean);
 }
 
 /** Options of {@link ConnectionPool}. */
@@ -75,6 +92,11 @@ export class ConnectionPool {
     return this.entries.get(name)?.state ?? { status: 'closed', since: new Date(0).toISOString() };
   }
 
+  /** The profile named `name`: the one an open connection was opened with, else the saved one (404 `not_found` when there is none). */
+  async profileOf(name: string): Promise<ConnectionProfile> {
+    return this.entries.get(name)?.profile ?? this.source.get(name);
+  }
+
   /** The profile of an open or opening connection, if any. */
   profile(name: string): ConnectionProfile | undefined {
     return this.entries.get(name)?.profile;
@@ -87,21 +109,32 @@ export class ConnectionPool {
     this.options.onState?.(name, entry.state);
   }
 
-  /** Opens (or returns the open) store of profile `name`. */
-  async open(name: string): Promise<SkillStore> {
+  /**
+   * Opens (or returns the open) store of profile `name`. A read (the default)
+   * creates nothing; `create` is for a write that may create a local
+   * profile's registry when it does not exist yet.
+   */
+  async open(name: string, options: OpenOptions = {}): Promise<SkillStore> {
     if (this.closed) throw new WorkbenchError('unavailable', 'the workbench is shutting down');
     const existing = this.entries.get(name);
     if (existing?.store) {
       existing.lastUsed = this.clock();
       return existing.store;
     }
-    if (existing?.opening) return existing.opening;
+    if (existing?.opening) {
+      if (options.create === undefined || options.create === false) return existing.opening;
+      // A write waits for a read's attempt, and opens again (creating) only when it failed.
+      const store = await existing.opening.catch(() => undefined);
+      if (store) return store;
+      return this.open(name, options);
+    }
     const profile = await this.source.get(name);
+    const create = typeof options.create === 'function' ? options.create(profile) : options.create === true;
     const entry: Entry = existing ?? { profile, state: { status: 'closed', since: new Date(this.clock()).toISOString() }, lastUsed: this.clock(), busy: 0 };
     entry.profile = profile;
     this.entries.set(name, entry);
     this.setState(name, entry, { status: 'opening' });
-    entry.opening = this.source.open(profile).then(
+    entry.opening = this.source.open(profile, create ? { create: true } : {}).then(
       (store) => {
         entry.opening = undefined;
         if (this.closed || this.entries.get(name) !== entry) {
@@ -115,7 +148,9 @@ export class ConnectionPool {
       },
       (error: unknown) => {
         entry.opening = undefined;
-        this.setState(name, entry, { status: 'error', error: toErrorData(error) });
+        // A host that does not answer (or a folder that is gone) is offline; anything else cannot be opened as it is.
+        const offline = error instanceof WorkbenchError && OFFLINE_CODES.has(error.code);
+        this.setState(name, entry, { status: offline ? 'offline' : 'error', error: toErrorData(error) });
         throw error;
       },
     );
@@ -123,11 +158,12 @@ export class ConnectionPool {
   }
 
   /**
-   * Runs `fn` with the store of `name`, opening it first. A failure that means
-   * the store stopped answering marks it `offline`; any answer marks it `open`.
+   * Runs `fn` with the store of `name`, opening it first (`create: true` only
+   * for a write, see {@link ConnectionPool.open}). A failure that means the
+   * store stopped answering marks it `offline`; any answer marks it `open`.
    */
-  async use<T>(name: string, fn: (store: SkillStore, profile: ConnectionProfile) => Promise<T>): Promise<T> {
-    const store = await this.open(name);
+  async use<T>(name: string, fn: (store: SkillStore, profile: ConnectionProfile) => Promise<T>, options: OpenOptions = {}): Promise<T> {
+    const store = await this.open(name, options);
     const entry = this.entries.get(name)!;
     entry.busy++;
     try {

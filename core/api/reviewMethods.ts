@@ -7,7 +7,10 @@
  * Node-only: reads and writes workspace files.
  */
 import { execFileSync } from 'node:child_process';
+import { isAbsentRegistry } from '../connections/open';
 import { WorkbenchError } from '../errors';
+import { StoreError } from '../store/errors';
+import type { SkillStore } from '../store/types';
 import { resolveLimits } from '../package/index';
 import {
   approveRequest,
@@ -80,15 +83,25 @@ export function reviewMethods(options: ReviewMethodsOptions): Handlers {
       const ctx = context();
       if (params.source.kind !== 'file') throw new WorkbenchError('not_implemented', 'a request is filed from a saved workspace file: save the draft first');
       const file = params.source.path;
-      const doc = await pool.use(params.connection, (store) =>
+      const create = (store: Pick<SkillStore, 'limits' | 'getPublished'>) =>
         createRequest(ctx, {
           file,
           connection: params.connection,
           store,
           note: params.note,
           ...(params.eval_run !== undefined && { eval: { run: params.eval_run, summary: null, verdict: null } }),
-        }),
-      );
+        });
+      const doc = await pool.use(params.connection, create).catch((error: unknown) => {
+        // A local registry that does not exist yet has nothing published: the request's base is none,
+        // and the approved publish creates the registry. Filing the request creates nothing.
+        if (!isAbsentRegistry(error)) throw error;
+        return create({
+          limits: resolveLimits(),
+          getPublished: async () => {
+            throw new StoreError('not_found', `${params.connection} has no registry yet`);
+          },
+        });
+      });
       changed(doc);
       return view(ctx, doc);
     },
@@ -114,7 +127,7 @@ export function reviewMethods(options: ReviewMethodsOptions): Handlers {
       const ctx = context();
       const doc = await readRequest(ctx.root, params.id);
       try {
-        const { request, result } = await pool.use(doc.connection, (store) => publishRequest(ctx, doc.id, store, { idempotencyKey: params.idempotency_key }));
+        const { request, result } = await pool.use(doc.connection, (store) => publishRequest(ctx, doc.id, store, { idempotencyKey: params.idempotency_key }), { create: (profile) => !profile.read_only });
         changed(request);
         return {
           skill: { namespace: result.namespace, name: result.name },

@@ -9,6 +9,7 @@
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionManager } from '../connections/manager';
+import { probeStore } from '../connections/open';
 import { WorkbenchError } from '../errors';
 import { describeProviders, safeParseModelSpec } from '../models/index';
 import { redactSecrets } from '../models/errors';
@@ -139,13 +140,15 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     }),
 
     'connections.open': async (params) => {
+      // An unknown profile is a failed call; a store that cannot be opened is a state of the connection.
+      const profile = await source.get(params.name);
       try {
-        await pool.open(params.name);
+        if (params.check === true) await pool.use(params.name, (store, opened) => probeStore(store, opened));
+        else await pool.open(params.name);
       } catch (error) {
-        // A store that cannot be opened is a state of the connection, shown in the sidebar, not a failed call.
-        if (!(error instanceof WorkbenchError) || error.code === 'not_found') throw error;
+        if (!(error instanceof WorkbenchError)) throw error;
       }
-      return view(await source.get(params.name));
+      return view(profile);
     },
 
     'connections.close': async (params) => ({ closed: await pool.close(params.name) }),

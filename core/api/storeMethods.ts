@@ -126,7 +126,8 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
   };
 
   const limitsOf = async (connection: string | undefined): Promise<SkillAuthoringLimits> =>
-    connection === undefined ? resolveLimits() : pool.use(connection, async (store) => store.limits);
+    // The limits are known once the store is open: reading them asks the store nothing, so it says nothing of its state.
+    connection === undefined ? resolveLimits() : (await pool.open(connection)).limits;
 
   const preview = async (store: SkillStore, id: SkillId, from: number, to: number): Promise<DeletePreview> => {
     if (from > to) throw new WorkbenchError('invalid_request', `invalid range v${from}-v${to}: from must not exceed to`, { details: { pointer: '/from' } });
@@ -208,8 +209,10 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
       return { merged: merge.merged, merged_text: packageText(merge.merged), conflicts: merge.conflicts, clean: merge.clean, validation, base, theirs, mine };
     },
 
-    'publish.package': (params) =>
-      pool.use(params.connection, async (store, profile) => {
+    'publish.package': async (params) => {
+      // A refused write is refused before anything is opened (or created).
+      checkWritable(await pool.profileOf(params.connection), 'publish');
+      return pool.use(params.connection, async (store, profile) => {
         checkWritable(profile, 'publish');
         const precondition = params.base === null ? { kind: 'create' as const } : { kind: 'if-match' as const, etag: params.base.etag };
         try {
@@ -247,7 +250,9 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
             { details: { conflict, current_etag: theirs.etag } },
           );
         }
-      }),
+        // A publish the profile lets through is the one use that may create a local profile's registry.
+      }, { create: (profile) => !profile.read_only && !profile.protected });
+    },
 
     'versions.list': (params) =>
       pool.use(params.connection, async (store) => {
@@ -260,14 +265,16 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
 
     'delete.preview': (params) => pool.use(params.connection, (store) => preview(store, params.skill, params.from, params.to)),
 
-    'delete.versions': (params) =>
-      pool.use(params.connection, async (store, profile) => {
+    'delete.versions': async (params) => {
+      checkWritable(await pool.profileOf(params.connection), 'delete');
+      return pool.use(params.connection, async (store, profile) => {
         checkWritable(profile, 'delete');
         const expected = confirmationFor(params.skill, params.from, params.to);
         if (params.confirmation !== expected) {
           throw new WorkbenchError('invalid_request', `type ${expected} to confirm the deletion`, { details: { pointer: '/confirmation', expected } });
         }
         return store.deleteVersions({ id: params.skill, from: params.from, to: params.to, ifMatch: params.if_match, reason: params.reason, actor });
-      }),
+      });
+    },
   };
 }

@@ -53,9 +53,13 @@ export class ConnectionManager implements ConnectionSource {
     return this.secrets.get(profile.name);
   }
 
-  /** Opens the store of `profile`, guarded by its flags (`create: false`: a missing local registry is `not_found`). */
+  /**
+   * Opens the store of `profile`, guarded by its flags. Opening is a read and
+   * creates nothing: a local registry that does not exist is `not_found`, its
+   * missing folder `unavailable`; only `create: true` (a write) creates it.
+   */
   async open(profile: ConnectionProfile, options: { create?: boolean } = {}): Promise<SkillStore> {
-    const store = await openProfileStore(profile, await this.secretsOf(profile), { dataDir: this.options.dataDir, env: this.env, ...options });
+    const store = await openProfileStore(profile, await this.secretsOf(profile), { dataDir: this.options.dataDir, env: this.env, create: options.create === true });
     return guardStore(store, profile);
   }
 

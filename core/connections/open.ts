@@ -9,7 +9,7 @@
  *
  * Node-only: opens sockets and files.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { WorkbenchError } from '../errors';
 import type { ConnectionProfile } from '../api/contract';
 import { StoreError } from '../store/errors';
@@ -26,7 +26,12 @@ export interface OpenProfileOptions {
   env?: Record<string, string | undefined>;
   /** Overrides the profile's own timeouts (connection tests use a short one). */
   timeoutMs?: number;
-  /** Whether a local profile's registry may be created when its folder holds none (default true; reads pass false). */
+  /**
+   * Whether a local profile's registry may be created when its folder holds
+   * none: only a write passes true. By default a profile is opened for reads,
+   * which never create anything (the built-in `default` registry is always
+   * seeded).
+   */
   create?: boolean;
 }
 
@@ -35,6 +40,50 @@ async function readCa(path: string, profile: string): Promise<Buffer> {
     return await readFile(path);
   } catch (error) {
     throw new StoreError('invalid_request', `connection '${profile}': cannot read the CA file ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * Asks the store of `profile` one small read, so a caller learns whether it
+ * still answers: a refusal such as `not_found` is an answer; a host that does
+ * not answer, or a local folder that is gone, throws `unavailable` or `timeout`.
+ */
+export async function probeStore(store: SkillStore, profile: ConnectionProfile): Promise<void> {
+  if (profile.target.kind === 'local' && profile.name !== DEFAULT_PROFILE) await expectFolder(profile, profile.target.dir);
+  try {
+    await store.getPublished(PROBE_ID);
+  } catch (error) {
+    if (error instanceof WorkbenchError && error.code === 'not_found') return;
+    if (error instanceof StoreError && (error.code === 'unavailable' || error.code === 'timeout')) {
+      // Said of the store, not of the probe's request.
+      const reason = error.message.replace(/^[A-Z]+ \S+: /, '');
+      throw new StoreError(error.code, `${store.description} does not answer: ${reason}`, { cause: error, ...(error.details && { details: error.details }) });
+    }
+    throw error;
+  }
+}
+
+/** The skill a probe asks for: any answer, even "not found", shows the store answers. */
+const PROBE_ID = { namespace: 'skillbench', name: 'reachability-probe' };
+
+/** Whether `error` says a local profile's registry does not exist (yet): nothing is published there. */
+export function isAbsentRegistry(error: unknown): boolean {
+  return error instanceof WorkbenchError && error.details?.['registry'] === 'absent';
+}
+
+/**
+ * A read through a local profile whose folder is gone (moved, removed, a drive
+ * not mounted) is `unavailable`, as an unreachable host is: the folder may come back.
+ */
+export async function expectFolder(profile: ConnectionProfile, dir: string): Promise<void> {
+  try {
+    await stat(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
+    throw new StoreError('unavailable', `connection '${profile.name}': the folder ${dir} does not exist (moved, removed, or on a drive that is not mounted); a publish through the connection creates it`, {
+      details: { transport: 'folder_missing', registry: 'absent' },
+    });
   }
 }
 
@@ -67,7 +116,8 @@ export async function openProfileStore(profile: ConnectionProfile, secrets: Prof
         const { store } = await openSeededStore(undefined, { env: { ...options.env, SKILLBENCH_HOME: options.dataDir } });
         return store;
       }
-      return openLocalStore(t.dir, { create: options.create !== false });
+      if (options.create !== true) await expectFolder(profile, t.dir);
+      return openLocalStore(t.dir, { create: options.create === true });
     }
     case 'redis': {
       const { openRedisStore } = await import('../store/redis');

@@ -153,7 +153,7 @@ export interface CreateRequestOptions {
   file: string;
   connection: string;
   /** The target store (its limits validate; its published revision is the base). */
-  store: SkillStore;
+  store: Pick<SkillStore, 'limits' | 'getPublished'>;
   note?: string;
   eval?: ReviewRequest['eval'];
 }

@@ -652,7 +652,7 @@ export async function openLocalStore(dir: string, options: LocalStoreOptions = {
       });
     let marker = await readMarker();
     if (!marker && options.create === false) {
-      throw new StoreError('not_found', `no Skillbench registry at ${root} (no ${MARKER}); publishing to it creates one`);
+      throw new StoreError('not_found', `no Skillbench registry at ${root} (no ${MARKER}); publishing to it creates one`, { details: { registry: 'absent' } });
     }
     if (!marker) {
       let entries: string[] = [];
