@@ -75,6 +75,34 @@ export async function checkConnection(name: string): Promise<void> {
   }
 }
 
+/** How often the connections in use (the active one and those of open tabs) are asked whether they still answer. */
+export const RECHECK_MS = 5_000;
+
+/**
+ * Asks a connection's store one small read, quietly (no "checking" in
+ * between): a store that stopped answering turns offline, one that answers
+ * again turns reachable.
+ */
+export async function recheckConnection(name: string): Promise<void> {
+  const store = useConnectionsStore.getState();
+  try {
+    const view = await workbenchClient()['connections.open']({ name, check: true });
+    store.setReachability(name, reachabilityOf(view.state));
+  } catch (error) {
+    store.setReachability(name, { status: 'down', message: messageOf(error), at: Date.now() });
+  }
+}
+
+/** The connections the open views depend on: the active one and every tab's. */
+export function connectionsInUse(): string[] {
+  const names = new Set<string>();
+  const active = useConnectionsStore.getState().activeName;
+  if (active !== undefined) names.add(active);
+  for (const tab of useTabsStore.getState().tabs) if (tab.connectionId !== undefined) names.add(tab.connectionId);
+  const saved = new Set(useConnectionsStore.getState().connections.map((c) => c.name));
+  return [...names].filter((n) => saved.has(n));
+}
+
 /**
  * Makes `name` the active connection. The tabs of the previous one close
  * through the unsaved-changes guard; cancelling it keeps everything as it was.
@@ -200,6 +228,31 @@ function ConnectionsExtension() {
     return () => {
       disposed = true;
       off();
+    };
+  }, []);
+
+  // Connections in use are rechecked while the window is visible, one round at a time, and at once when it comes back.
+  useEffect(() => {
+    let running = false;
+    const round = async () => {
+      if (running || document.visibilityState === 'hidden') return;
+      running = true;
+      try {
+        await Promise.all(connectionsInUse().map(recheckConnection));
+      } finally {
+        running = false;
+      }
+    };
+    const timer = setInterval(() => void round(), RECHECK_MS);
+    const now = () => void round();
+    window.addEventListener('online', now);
+    window.addEventListener('focus', now);
+    document.addEventListener('visibilitychange', now);
+    return () => {
+      clearInterval(timer);
+      window.removeEventListener('online', now);
+      window.removeEventListener('focus', now);
+      document.removeEventListener('visibilitychange', now);
     };
   }, []);
 

@@ -432,6 +432,14 @@ export function PackageEditor({ tab, active }: TabViewProps) {
           )}
         </div>
       )}
+      {offline && (
+        <div className="editor-offline" role="status" data-testid="editor-offline">
+          <div className="reason">
+            <strong>Offline.</strong> <SafeText text={offline} />
+          </div>
+          <div className="muted">Editing, validation and drafts keep working; Publish waits until the connection answers again.</div>
+        </div>
+      )}
       {doc?.save.state === 'unavailable' && (
         <div className="editor-banner muted" data-testid="editor-no-drafts">
           {doc.save.message}
