@@ -4,10 +4,9 @@
  * Identities come from `SKILLBENCH_USER`, else `git config user.name` and
  * `user.email` of the workspace.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { relative, resolve } from 'node:path';
-import type { ReviewStatus } from '../../core/api/contract';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import type { ReviewRequest, ReviewStatus } from '../../core/api/contract';
 import { resolveLimits } from '../../core/package/index';
 import {
   approveRequest,
@@ -21,6 +20,8 @@ import {
   viewOf,
   type ReviewContext,
 } from '../../core/review/request';
+import { isRunId, type RunsPlace } from '../../core/review/evalRun';
+import { reviewContext } from '../../core/review/session';
 import { redactConnection } from '../../core/store/connect';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
@@ -30,28 +31,25 @@ import { openCliStore, reportFailure } from '../store';
 
 const STATUSES: readonly ReviewStatus[] = ['open', 'changes_requested', 'approved', 'rejected', 'published', 'stale'];
 
-/** Who acts: `SKILLBENCH_USER`, else `Name <email>` from git config of the workspace. */
-export function actorOf(io: CliIo, root: string): string {
-  const explicit = io.env['SKILLBENCH_USER']?.trim();
-  if (explicit) return explicit;
-  const git = (key: string): string => {
-    try {
-      return execFileSync('git', ['config', '--get', key], { cwd: root, encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'], env: io.env as NodeJS.ProcessEnv }).trim();
-    } catch {
-      return '';
-    }
-  };
-  const name = git('user.name');
-  const email = git('user.email');
-  if (!name && !email) throw new UsageError('who is acting? set git config user.name and user.email, or SKILLBENCH_USER');
-  return name && email ? `${name} <${email}>` : name || email;
-}
-
 const common = { workspace: { type: 'string' }, json: { type: 'boolean' } } as const;
 
 function context(io: CliIo, workspace: string | undefined): ReviewContext {
-  const root = resolve(io.cwd, workspace ?? '.');
-  return { root, actor: actorOf(io, root) };
+  return reviewContext(resolve(io.cwd, workspace ?? '.'), { env: io.env });
+}
+
+/**
+ * Where `--eval RUN` is looked for: a path (it holds a `/`) names the run
+ * folder itself; a bare id is a folder of `.skillbench/runs` in the workspace,
+ * then in the working directory (where `skillbench eval` records runs).
+ */
+function evalRunOf(io: CliIo, root: string, value: string): { run: string; places: RunsPlace[] } {
+  const shown = (dir: string) => relative(io.cwd, dir).split('\\').join('/') || '.';
+  if (/[/\\]/.test(value)) {
+    const abs = resolve(io.cwd, value);
+    return { run: basename(abs), places: [{ dir: dirname(abs), where: shown(dirname(abs)) }] };
+  }
+  const dirs = [...new Set([join(root, '.skillbench', 'runs'), join(io.cwd, '.skillbench', 'runs')])];
+  return { run: value, places: dirs.map((dir) => ({ dir, where: shown(dir) })) };
 }
 
 async function guarded(io: CliIo, command: string, json: boolean, fn: () => Promise<number>): Promise<number> {
@@ -76,7 +74,12 @@ skills/reviews/<id>.json with the normalized package and its manifest hash.
 
   --to CONN        a saved connection name or a connection string without credentials
   --note TEXT      what the change is for
-  --eval RUN       the id of the eval run that backs the change
+  --eval RUN       the eval run that backs the change: a run id (a folder of
+                   .skillbench/runs in the workspace or the working directory)
+                   or the path of a run folder; its summary and gate verdict
+                   are recorded. The run must have finished (exit 3 otherwise)
+                   and have evaluated this skill (exit 2 otherwise); an
+                   unknown run is exit 5
   --workspace DIR  the workspace root (default: the working directory)
   --json           print the request as JSON on stdout`,
   async (args, io) => {
@@ -85,7 +88,8 @@ skills/reviews/<id>.json with the normalized package and its manifest hash.
     if (positionals.length !== 1) throw new UsageError('expected exactly one FILE');
     if (!values.to) throw new UsageError('--to CONN is required: the connection the request publishes to');
     if (redactConnection(values.to) !== values.to) throw new UsageError('--to must not carry credentials: a request file is shared through Git; save a connection and name it');
-    if (values.eval !== undefined && !/^[A-Za-z0-9._-]{1,128}$/.test(values.eval)) throw new UsageError('--eval takes a run id (letters, digits, . _ -)');
+    const evalRun = values.eval === undefined ? undefined : evalRunOf(io, resolve(io.cwd, values.workspace ?? '.'), values.eval);
+    if (evalRun && !isRunId(evalRun.run)) throw new UsageError('--eval takes a run id (letters, digits, . _ -) or the path of a run folder');
     const ctx = context(io, values.workspace);
     const file = relative(ctx.root, resolve(io.cwd, positionals[0] ?? '')).split('\\').join('/');
     if (file.startsWith('..')) throw new UsageError(`${positionals[0]} is outside the workspace ${ctx.root}`);
@@ -97,7 +101,7 @@ skills/reviews/<id>.json with the normalized package and its manifest hash.
           connection: values.to!,
           store,
           ...(values.note !== undefined && { note: values.note }),
-          ...(values.eval !== undefined && { eval: { run: values.eval, summary: null, verdict: null } }),
+          ...(evalRun && { evalRun }),
         });
         say(io, `skillbench review create: ${doc.id} (${doc.skill.namespace}/${doc.skill.name} to ${doc.connection}, base ${doc.base ? `v${doc.base.version}` : 'none: a create'})`);
         if (json) printJson(io, viewOf(doc, false, ctx.actor));
@@ -150,7 +154,7 @@ export const showCommand = command(
           `skill ${view.skill.namespace}/${view.skill.name} to ${view.connection}, base ${view.base ? `v${view.base.version} ${view.base.etag}` : 'none (create)'}`,
           `manifest ${view.manifest_hash}, validation ${view.validation.valid ? 'passed' : 'failed'} (${view.validation.warnings.length} warnings)`,
           `author ${view.author}${view.note ? `: ${view.note}` : ''}`,
-          ...(view.eval ? [`eval run ${view.eval.run}`] : []),
+          ...evalLines(view),
           ...view.history.map((h) => `  ${h.at} ${h.actor} ${h.action}${h.comment ? `: ${h.comment}` : ''}`),
         ];
         io.stdout.write(`${lines.join('\n')}\n`);
@@ -159,6 +163,22 @@ export const showCommand = command(
     });
   },
 );
+
+/** The eval evidence of a request as `review show` prints it: the verdict, then the request's skill per model. */
+function evalLines(view: ReviewRequest): string[] {
+  const evidence = view.eval;
+  if (!evidence) return ['eval none attached'];
+  const lines = [`eval run ${evidence.run}: ${evidence.verdict ? evidence.verdict.message : 'no verdict'}`];
+  const key = `${view.skill.namespace}/${view.skill.name}`;
+  const f = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+  for (const model of evidence.summary?.models ?? []) {
+    for (const s of model.skills.filter((m) => m.skill === key)) {
+      lines.push(`  ${model.model} ${s.variant}: accuracy ${f(s.accuracy)}, precision ${f(s.precision)}, recall ${f(s.recall)}, F1 ${f(s.f1)} (${s.cells - s.errors} of ${s.cells} cells answered)`);
+    }
+  }
+  for (const g of evidence.summary?.gates ?? []) lines.push(`  gate ${g.gate} ${g.passed ? 'passed' : 'failed'}: ${g.message}`);
+  return lines;
+}
 
 function decision(kind: 'approve' | 'reject'): Command {
   return command(

@@ -799,7 +799,12 @@ export interface ReviewRequest extends ReviewSummary {
   package: SkillPackage;
   manifest_hash: string;
   validation: ValidationResult;
-  eval: { run: string; summary: EvalSummaryView | null; verdict: { passed: boolean; message: string } | null } | null;
+  /** The eval run named as evidence: its id (the run folder's name), summary and verdict as the run recorded them. */
+  eval: {
+    run: string;
+    summary: EvalSummaryView | null;
+    verdict: { passed: boolean; status?: EvalSummaryView['verdict']['status']; message: string } | null;
+  } | null;
   approvals: { reviewer: string; at: string; comment?: string; hash: string; stale: boolean }[];
   comments: { pointer: string; author: string; at: string; text: string }[];
   history: ReviewEvent[];

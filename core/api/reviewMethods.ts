@@ -6,7 +6,6 @@
  *
  * Node-only: reads and writes workspace files.
  */
-import { execFileSync } from 'node:child_process';
 import { isAbsentRegistry } from '../connections/open';
 import { WorkbenchError } from '../errors';
 import { StoreError } from '../store/errors';
@@ -25,6 +24,7 @@ import {
   type ReviewContext,
   type ReviewFile,
 } from '../review/request';
+import { reviewContext } from '../review/session';
 import type { EventHub } from './events';
 import type { ConnectionPool } from './pool';
 import type { Handlers } from './router';
@@ -39,33 +39,15 @@ export interface ReviewMethodsOptions {
   reviewer?: string;
   env: Record<string, string | undefined>;
   fallback: string;
-}
-
-/** `SKILLBENCH_USER`, else `Name <email>` from git config in `root`, else undefined. */
-export function gitIdentity(root: string, env: Record<string, string | undefined>): string | undefined {
-  const explicit = env['SKILLBENCH_USER']?.trim();
-  if (explicit) return explicit;
-  const git = (key: string): string => {
-    try {
-      return execFileSync('git', ['config', '--get', key], { cwd: root, encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'], env: env as NodeJS.ProcessEnv }).trim();
-    } catch {
-      return '';
-    }
-  };
-  const name = git('user.name');
-  const email = git('user.email');
-  if (!name && !email) return undefined;
-  return name && email ? `${name} <${email}>` : name || email;
+  /** The folder of the eval runs (`evals.*` record there): where `eval_run` is looked up. */
+  runsDir: string;
 }
 
 /** The handlers of the review methods. */
 export function reviewMethods(options: ReviewMethodsOptions): Handlers {
   const { pool, events } = options;
-  const context = (): ReviewContext => {
-    const root = options.root();
-    if (!root) throw new WorkbenchError('not_found', 'no workspace is open: reviews live in its skills/reviews folder', { details: { reason: 'no_workspace' } });
-    return { root, actor: options.reviewer ?? gitIdentity(root, options.env) ?? options.fallback };
-  };
+  const context = (): ReviewContext =>
+    reviewContext(options.root(), { env: options.env, fallback: options.fallback, ...(options.reviewer !== undefined && { reviewer: options.reviewer }) });
   const view = async (ctx: ReviewContext, doc: ReviewFile) => viewOf(doc, await isStale(ctx.root, doc, resolveLimits()), ctx.actor);
   const changed = (doc: ReviewFile) => events.emit('reviews.changed', { id: doc.id, status: doc.status });
 
@@ -89,7 +71,7 @@ export function reviewMethods(options: ReviewMethodsOptions): Handlers {
           connection: params.connection,
           store,
           note: params.note,
-          ...(params.eval_run !== undefined && { eval: { run: params.eval_run, summary: null, verdict: null } }),
+          ...(params.eval_run !== undefined && { evalRun: { run: params.eval_run, places: [{ dir: options.runsDir, where: 'the runs folder' }] } }),
         });
       const doc = await pool.use(params.connection, create).catch((error: unknown) => {
         // A local registry that does not exist yet has nothing published: the request's base is none,

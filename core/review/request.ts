@@ -6,7 +6,8 @@
  * travels through Git with the packages. It records the target connection,
  * the skill, the base version and ETag read when it was filed, the normalized
  * package text and its manifest hash, the validation result, the eval run when
- * one is named, author, note, status, approvals, comments and history.
+ * one is named (its id, summary and verdict, as the run folder holds them),
+ * author, note, status, approvals, comments and history.
  *
  * Publishing re-checks everything an approval stands on, and on any doubt
  * publishes nothing:
@@ -33,6 +34,7 @@ import { readFileBounded } from '../workspace/read';
 import { identityFromPath } from '../workspace/identity';
 import { writeFileAtomic } from '../fs/atomic';
 import { publishApproved } from '../connections/open';
+import { findEvalEvidence, type RunsPlace } from './evalRun';
 
 /** Folder of the requests, relative to the workspace root. */
 export const REVIEWS_DIR = 'skills/reviews';
@@ -155,7 +157,8 @@ export interface CreateRequestOptions {
   /** The target store (its limits validate; its published revision is the base). */
   store: Pick<SkillStore, 'limits' | 'getPublished'>;
   note?: string;
-  eval?: ReviewRequest['eval'];
+  /** The eval run backing the change, and the folders that may hold it: its summary and verdict are recorded. */
+  evalRun?: { run: string; places: readonly RunsPlace[] };
 }
 
 /** Files a request for a workspace package: validated, with the base read from the store now. */
@@ -166,6 +169,7 @@ export async function createRequest(ctx: ReviewContext, options: CreateRequestOp
   const id = identity.id;
   const text = await readText(join(ctx.root, source), MAX_PACKAGE_BYTES, source);
   const { pkg, validation, hash } = await normalize(text, id, options.store.limits, source);
+  const evidence = options.evalRun ? await findEvalEvidence(options.evalRun.run, options.evalRun.places, id) : null;
   let base: ReviewFile['base'] = null;
   try {
     const published = await options.store.getPublished(id);
@@ -185,7 +189,7 @@ export async function createRequest(ctx: ReviewContext, options: CreateRequestOp
     package_text: requestPackageText(pkg),
     manifest_hash: hash,
     validation,
-    eval: options.eval ?? null,
+    eval: evidence,
     author: ctx.actor,
     note: options.note ?? '',
     status: 'open',
