@@ -11,8 +11,10 @@ import { WorkbenchError } from '../errors';
 import { StoreError } from '../store/errors';
 import type { SkillStore } from '../store/types';
 import { resolveLimits } from '../package/index';
+import type { SkillId } from '../package/types';
 import {
   approveRequest,
+  commentRequest,
   createRequest,
   isStale,
   listRequests,
@@ -21,6 +23,7 @@ import {
   rejectRequest,
   summaryOf,
   viewOf,
+  type CreateRequestOptions,
   type ReviewContext,
   type ReviewFile,
 } from '../review/request';
@@ -41,20 +44,32 @@ export interface ReviewMethodsOptions {
   fallback: string;
   /** The folder of the eval runs (`evals.*` record there): where `eval_run` is looked up. */
   runsDir: string;
+  /** A draft's identity, autosaved text and the workspace file it edits; undefined when there is no such draft. */
+  draft?: (id: string) => Promise<{ skill: SkillId; text: string; path?: string } | undefined>;
 }
 
 /** The handlers of the review methods. */
 export function reviewMethods(options: ReviewMethodsOptions): Handlers {
   const { pool, events } = options;
-  const context = (): ReviewContext =>
-    reviewContext(options.root(), { env: options.env, fallback: options.fallback, ...(options.reviewer !== undefined && { reviewer: options.reviewer }) });
-  const view = async (ctx: ReviewContext, doc: ReviewFile) => viewOf(doc, await isStale(ctx.root, doc, resolveLimits()), ctx.actor);
+  const drafts = options.draft;
+  const context = (): ReviewContext => ({
+    ...reviewContext(options.root(), { env: options.env, fallback: options.fallback, ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
+    ...(drafts && { drafts: async (id: string) => (await drafts(id))?.text }),
+  });
+  /** A draft as a request records it; 404 when this host holds no such draft (or it has no identity yet). */
+  const draftOf = async (id: string): Promise<NonNullable<CreateRequestOptions['draft']>> => {
+    if (!drafts) throw new WorkbenchError('not_implemented', 'this host keeps no drafts: file the request from a workspace file');
+    const found = await drafts(id);
+    if (!found) throw new WorkbenchError('not_found', `no draft '${id}' with a skill identity: it was discarded, or never opened`, { details: { pointer: '/source/draft' } });
+    return { id, skill: found.skill, text: found.text, ...(found.path !== undefined && { file: found.path }) };
+  };
+  const view = async (ctx: ReviewContext, doc: ReviewFile) => viewOf(doc, await isStale(ctx.root, doc, resolveLimits(), ctx.drafts), ctx.actor);
   const changed = (doc: ReviewFile) => events.emit('reviews.changed', { id: doc.id, status: doc.status });
 
   return {
     'reviews.list': async (params) => {
       const ctx = context();
-      const found = await listRequests(ctx.root, resolveLimits(), params.status);
+      const found = await listRequests(ctx.root, resolveLimits(), params.status, ctx.drafts);
       return { reviews: found.map(({ doc, stale }) => summaryOf(doc, stale)) };
     },
     'reviews.get': async (params) => {
@@ -63,11 +78,11 @@ export function reviewMethods(options: ReviewMethodsOptions): Handlers {
     },
     'reviews.create': async (params) => {
       const ctx = context();
-      if (params.source.kind !== 'file') throw new WorkbenchError('not_implemented', 'a request is filed from a saved workspace file: save the draft first');
-      const file = params.source.path;
+      const source = params.source;
+      const input = source.kind === 'draft' ? { draft: await draftOf(source.draft) } : { file: source.path };
       const create = (store: Pick<SkillStore, 'limits' | 'getPublished'>) =>
         createRequest(ctx, {
-          file,
+          ...input,
           connection: params.connection,
           store,
           note: params.note,
@@ -102,6 +117,12 @@ export function reviewMethods(options: ReviewMethodsOptions): Handlers {
     'reviews.requestChanges': async (params) => {
       const ctx = context();
       const doc = await rejectRequest(ctx, params.id, params.comment, 'changes_requested');
+      changed(doc);
+      return view(ctx, doc);
+    },
+    'reviews.comment': async (params) => {
+      const ctx = context();
+      const doc = await commentRequest(ctx, params.id, params.pointer, params.text);
       changed(doc);
       return view(ctx, doc);
     },

@@ -61,8 +61,13 @@ export interface ReviewFile {
   id: string;
   connection: string;
   skill: SkillId;
-  /** The workspace file the request was made from (`/` separators, relative). */
-  source: string;
+  /**
+   * The workspace file the request was made from, or that the draft it was
+   * made from edits (`/` separators, relative); null for a draft of a stored skill.
+   */
+  source: string | null;
+  /** The draft the request was made from, when it was made from one (its autosaved text, not the file). */
+  draft?: string;
   base: { version: number; etag: string } | null;
   /** The normalized package as pretty JSON: exactly what publishing sends. */
   package_text: string;
@@ -81,12 +86,17 @@ export interface ReviewFile {
   published?: { version: number; etag: string; manifest_hash: string; at: string };
 }
 
+/** A draft's current text by id; undefined when this host holds no such draft. */
+export type DraftReader = (id: string) => Promise<string | undefined>;
+
 /** Where requests live and who acts. */
 export interface ReviewContext {
   /** The workspace root. */
   root: string;
   /** The identity of whoever acts (author or reviewer). */
   actor: string;
+  /** The drafts of this host: a request made from a draft is checked against the draft's text while it exists. */
+  drafts?: DraftReader;
   now?: () => Date;
 }
 
@@ -149,10 +159,12 @@ function record(doc: ReviewFile, ctx: ReviewContext, action: ReviewEvent['action
   doc.history.push({ at, actor: ctx.actor, action, ...(extra.comment !== undefined && extra.comment.length > 0 && { comment: extra.comment }), ...(extra.hash && { hash: extra.hash }) });
 }
 
-/** Options of {@link createRequest}. */
+/** Options of {@link createRequest}: a workspace `file` or a `draft`. */
 export interface CreateRequestOptions {
   /** The package file, relative to the workspace root. */
-  file: string;
+  file?: string;
+  /** A draft: its id, identity, current (autosaved) text and the workspace file it edits, if any. */
+  draft?: { id: string; skill: SkillId; text: string; file?: string };
   connection: string;
   /** The target store (its limits validate; its published revision is the base). */
   store: Pick<SkillStore, 'limits' | 'getPublished'>;
@@ -161,14 +173,32 @@ export interface CreateRequestOptions {
   evalRun?: { run: string; places: readonly RunsPlace[] };
 }
 
-/** Files a request for a workspace package: validated, with the base read from the store now. */
+/**
+ * Files a request for a workspace package or a draft: validated, with the base
+ * read from the store now. A draft's request records exactly the draft's text
+ * as given (normalized), whatever the file on disk holds.
+ */
 export async function createRequest(ctx: ReviewContext, options: CreateRequestOptions): Promise<ReviewFile> {
-  const source = options.file.split('\\').join('/');
-  const identity = identityFromPath(source);
-  if (identity.problem) throw new WorkbenchError('invalid_request', `${source}: ${identity.problem}`, { details: { file: source } });
-  const id = identity.id;
-  const text = await readText(join(ctx.root, source), MAX_PACKAGE_BYTES, source);
-  const { pkg, validation, hash } = await normalize(text, id, options.store.limits, source);
+  let source: string | null;
+  let id: SkillId;
+  let text: string;
+  let label: string;
+  if (options.draft) {
+    source = options.draft.file?.split('\\').join('/') ?? null;
+    id = options.draft.skill;
+    text = options.draft.text;
+    label = 'the draft';
+  } else if (options.file !== undefined) {
+    source = options.file.split('\\').join('/');
+    const identity = identityFromPath(source);
+    if (identity.problem) throw new WorkbenchError('invalid_request', `${source}: ${identity.problem}`, { details: { file: source } });
+    id = identity.id;
+    text = await readText(join(ctx.root, source), MAX_PACKAGE_BYTES, source);
+    label = source;
+  } else {
+    throw new WorkbenchError('invalid_request', 'a request is made from a workspace file or a draft');
+  }
+  const { pkg, validation, hash } = await normalize(text, id, options.store.limits, label);
   const evidence = options.evalRun ? await findEvalEvidence(options.evalRun.run, options.evalRun.places, id) : null;
   let base: ReviewFile['base'] = null;
   try {
@@ -185,6 +215,7 @@ export async function createRequest(ctx: ReviewContext, options: CreateRequestOp
     connection: options.connection,
     skill: id,
     source,
+    ...(options.draft && { draft: options.draft.id }),
     base,
     package_text: requestPackageText(pkg),
     manifest_hash: hash,
@@ -204,34 +235,43 @@ export async function createRequest(ctx: ReviewContext, options: CreateRequestOp
   return doc;
 }
 
-/** The manifest hash of the draft file now, or null when it is gone or no longer valid. */
-async function draftHash(root: string, doc: ReviewFile, limits: SkillAuthoringLimits): Promise<string | null> {
+/**
+ * What the request's content is now, and its manifest hash (null when it is
+ * gone or no longer valid): the draft's text while this host holds the draft
+ * the request was made from, else the workspace file.
+ */
+async function currentContent(root: string, doc: ReviewFile, limits: SkillAuthoringLimits, drafts: DraftReader | undefined): Promise<{ what: string; hash: string | null }> {
+  const hashOf = (text: string) => normalize(text, doc.skill, limits, 'the draft').then((n) => n.hash, () => null);
+  if (doc.draft !== undefined && drafts) {
+    const text = await drafts(doc.draft).catch(() => undefined);
+    if (text !== undefined) return { what: 'the draft', hash: await hashOf(text) };
+  }
+  if (doc.source === null) return { what: 'the draft', hash: null };
   try {
-    const text = await readText(join(root, doc.source), MAX_PACKAGE_BYTES, doc.source);
-    return (await normalize(text, doc.skill, limits, doc.source)).hash;
+    return { what: doc.source, hash: await hashOf(await readText(join(root, doc.source), MAX_PACKAGE_BYTES, doc.source)) };
   } catch {
-    return null;
+    return { what: doc.source, hash: null };
   }
 }
 
 /** Why an approved request may not publish, or undefined when it may. */
-async function staleReason(root: string, doc: ReviewFile, limits: SkillAuthoringLimits): Promise<string | undefined> {
+async function staleReason(root: string, doc: ReviewFile, limits: SkillAuthoringLimits, drafts: DraftReader | undefined): Promise<string | undefined> {
   const approval = doc.approvals.at(-1);
   if (!approval) return undefined;
   if (doc.status === 'stale') return 'the request was marked stale';
   if ((await sha256Hex(doc.package_text)) !== approval.bytes_sha256) return `the package recorded in ${REVIEWS_DIR}/${doc.id}.json changed after it was approved`;
   const recorded = await normalize(doc.package_text, doc.skill, limits, `${REVIEWS_DIR}/${doc.id}.json`).catch(() => undefined);
   if (!recorded || recorded.hash !== approval.hash || doc.manifest_hash !== approval.hash) return 'the recorded package no longer hashes to the approved manifest hash';
-  const current = await draftHash(root, doc, limits);
-  if (current !== approval.hash) return `${doc.source} changed after the approval (${current === null ? 'it is missing or invalid now' : 'its manifest hash differs'})`;
+  const current = await currentContent(root, doc, limits, drafts);
+  if (current.hash !== approval.hash) return `${current.what} changed after the approval (${current.hash === null ? 'it is missing or invalid now' : 'its manifest hash differs'})`;
   return undefined;
 }
 
 /** Whether the request is stale now (approved, but the draft or the request changed since). */
-export async function isStale(root: string, doc: ReviewFile, limits: SkillAuthoringLimits): Promise<boolean> {
+export async function isStale(root: string, doc: ReviewFile, limits: SkillAuthoringLimits, drafts?: DraftReader): Promise<boolean> {
   if (doc.status === 'stale') return true;
   if (doc.status !== 'approved') return false;
-  return (await staleReason(root, doc, limits)) !== undefined;
+  return (await staleReason(root, doc, limits, drafts)) !== undefined;
 }
 
 function transition(doc: ReviewFile, allowed: ReviewStatus[], action: string): void {
@@ -265,6 +305,27 @@ export async function rejectRequest(ctx: ReviewContext, id: string, comment: str
   return doc;
 }
 
+/** RFC 6901: empty (the whole package), or `/`-separated tokens where `~` only starts `~0` or `~1`. */
+const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)*$/;
+
+/**
+ * Adds a comment anchored to a JSON Pointer of the package (`''` for the
+ * whole package) to a request in any state. Comments change neither the
+ * recorded package nor an approval.
+ */
+export async function commentRequest(ctx: ReviewContext, id: string, pointer: string, text: string): Promise<ReviewFile> {
+  if (!JSON_POINTER.test(pointer)) {
+    throw new WorkbenchError('invalid_request', `'${pointer.slice(0, 140)}' is not a JSON Pointer: use '' for the whole package or a path like /description`, { details: { pointer: '/pointer' } });
+  }
+  if (text.trim().length === 0) throw new WorkbenchError('invalid_request', 'a comment needs some text', { details: { pointer: '/text' } });
+  const doc = await readRequest(ctx.root, id);
+  const at = nowIso(ctx);
+  doc.comments.push({ pointer, author: ctx.actor, at, text });
+  record(doc, ctx, 'commented', { comment: pointer ? `${pointer}: ${text}` : text });
+  await writeRequest(ctx.root, doc);
+  return doc;
+}
+
 /** Marks a request stale with the reason, and returns the 412 to throw. */
 async function markStale(ctx: ReviewContext, doc: ReviewFile, reason: string, details: Record<string, unknown> = {}): Promise<WorkbenchError> {
   doc.status = 'stale';
@@ -282,7 +343,7 @@ export async function publishRequest(ctx: ReviewContext, id: string, store: Skil
   const doc = await readRequest(ctx.root, id);
   if (doc.status === 'stale') throw new WorkbenchError('precondition_failed', `review ${id} is stale: file a new request`, { details: { reason: 'stale' } });
   transition(doc, ['approved'], 'published (it needs an approval)');
-  const reason = await staleReason(ctx.root, doc, store.limits);
+  const reason = await staleReason(ctx.root, doc, store.limits, ctx.drafts);
   if (reason) throw await markStale(ctx, doc, reason);
   let result: PublishResult;
   try {
@@ -312,7 +373,7 @@ export async function publishRequest(ctx: ReviewContext, id: string, store: Skil
 }
 
 /** Every request of the workspace, newest first, optionally of one status (stale computed now). */
-export async function listRequests(root: string, limits: SkillAuthoringLimits, status?: ReviewStatus): Promise<{ doc: ReviewFile; stale: boolean }[]> {
+export async function listRequests(root: string, limits: SkillAuthoringLimits, status?: ReviewStatus, drafts?: DraftReader): Promise<{ doc: ReviewFile; stale: boolean }[]> {
   let names: string[] = [];
   try {
     names = (await readdir(join(root, REVIEWS_DIR))).filter((n) => n.endsWith('.json') && ID.test(n.slice(0, -5)));
@@ -322,7 +383,7 @@ export async function listRequests(root: string, limits: SkillAuthoringLimits, s
   const out: { doc: ReviewFile; stale: boolean }[] = [];
   for (const name of names) {
     const doc = await readRequest(root, name.slice(0, -5));
-    const stale = await isStale(root, doc, limits);
+    const stale = await isStale(root, doc, limits, drafts);
     const effective: ReviewStatus = stale ? 'stale' : doc.status;
     if (status === undefined || effective === status) out.push({ doc, stale });
   }
