@@ -5,8 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { automaticPrecondition } from '../../core/store/publication';
-import type { Precondition } from '../../core/store/types';
+import { publishConditional, type PublishBase } from '../../core/store/publication';
 import { WorkbenchError } from '../../core/errors';
 import { identityFromPath } from '../../core/workspace/identity';
 import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../../core/workspace/read';
@@ -62,12 +61,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (values['idempotency-key'] === undefined) say(io, `skillbench publish: idempotency key ${key} (retry with --idempotency-key ${key})`);
 
   return withStore(io, values.to, { command: 'publish', json, file, create: true }, async (store) => {
-    let precondition: Precondition;
     const ifMatch = etagArg(values['if-match']);
-    if (values.create) precondition = { kind: 'create' };
-    else if (ifMatch !== undefined) precondition = { kind: 'if-match', etag: ifMatch };
-    else precondition = await automaticPrecondition(store, id);
-    const result = await store.publish({ id, body, precondition, idempotencyKey: key });
+    const base: PublishBase = values.create ? null : ifMatch !== undefined ? { etag: ifMatch } : 'current';
+    const result = await publishConditional(store, { id, body, base, idempotencyKey: key });
     for (const w of result.validation.warnings) say(io, formatFinding(file, w));
     for (const w of result.warnings) say(io, `skillbench publish: warning ${w.code}: ${w.message}`);
     const what =

@@ -31,6 +31,7 @@ import { reviewContext } from '../review/session';
 import type { EventHub } from './events';
 import type { ConnectionPool } from './pool';
 import type { Handlers } from './router';
+import { publishOutcome } from './storeMethods';
 
 /** What the review methods need. */
 export interface ReviewMethodsOptions {
@@ -132,17 +133,7 @@ export function reviewMethods(options: ReviewMethodsOptions): Handlers {
       try {
         const { request, result } = await pool.use(doc.connection, (store) => publishRequest(ctx, doc.id, store, { idempotencyKey: params.idempotency_key }), { create: (profile) => !profile.read_only });
         changed(request);
-        return {
-          skill: { namespace: result.namespace, name: result.name },
-          outcome: result.outcome,
-          version: result.version,
-          etag: result.etag,
-          manifest_hash: result.manifest_hash,
-          audit_recorded: result.audit_recorded,
-          warnings: result.warnings,
-          replayed: result.replayed,
-          validation: result.validation,
-        };
+        return publishOutcome(result);
       } catch (error) {
         if (error instanceof WorkbenchError && error.code === 'precondition_failed') events.emit('reviews.changed', { id: doc.id, status: 'stale' });
         throw error;

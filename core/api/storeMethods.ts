@@ -11,13 +11,15 @@ import { diffPackages, mergePackages, packageJsonSchema, resolveLimits, validate
 import type { SkillAuthoringLimits, SkillId, SkillPackage } from '../package/types';
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
-import type { SkillStore, StoredRevision } from '../store/types';
+import { publishConditional } from '../store/publication';
+import type { PublishResult, SkillStore, StoredRevision } from '../store/types';
 import type { CatalogScans } from './catalogScan';
 import type {
   ConnectionProfile,
   DeletePreview,
   PackageRevision,
   PublishConflict,
+  PublishOutcome,
   ResolvedPackage,
   VersionView,
   WorkbenchParsedParams,
@@ -57,6 +59,21 @@ export interface StoreMethodsOptions {
   actor: string;
   /** Drafts and workspace files, once those modules are wired. */
   resolveSource?: SourceResolver;
+}
+
+/** A store's publication result as `publish.package` and `reviews.publish` answer it. */
+export function publishOutcome(result: PublishResult): PublishOutcome {
+  return {
+    skill: { namespace: result.namespace, name: result.name },
+    outcome: result.outcome,
+    version: result.version,
+    etag: result.etag,
+    manifest_hash: result.manifest_hash,
+    audit_recorded: result.audit_recorded,
+    warnings: result.warnings,
+    replayed: result.replayed,
+    validation: result.validation,
+  };
 }
 
 /** The refusal of a write through a read-only or protected profile. */
@@ -214,20 +231,8 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
       checkWritable(await pool.profileOf(params.connection), 'publish');
       return pool.use(params.connection, async (store, profile) => {
         checkWritable(profile, 'publish');
-        const precondition = params.base === null ? { kind: 'create' as const } : { kind: 'if-match' as const, etag: params.base.etag };
         try {
-          const result = await store.publish({ id: params.skill, body: params.text, precondition, idempotencyKey: params.idempotency_key, actor });
-          return {
-            skill: { namespace: result.namespace, name: result.name },
-            outcome: result.outcome,
-            version: result.version,
-            etag: result.etag,
-            manifest_hash: result.manifest_hash,
-            audit_recorded: result.audit_recorded,
-            warnings: result.warnings,
-            replayed: result.replayed,
-            validation: result.validation,
-          };
+          return publishOutcome(await publishConditional(store, { id: params.skill, body: params.text, base: params.base, idempotencyKey: params.idempotency_key, actor }));
         } catch (error) {
           if (!isStoreError(error, 'precondition_failed')) throw error;
           // What a three-way merge needs: the base the draft started from, what is published now, and mine.

@@ -29,6 +29,7 @@ import { computeIntegrity, sha256Hex, validatePackage } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillPackage, ValidationResult } from '../package/types';
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
+import { publishConditional } from '../store/publication';
 import type { PublishResult, SkillStore } from '../store/types';
 import { readFileBounded } from '../workspace/read';
 import { identityFromPath } from '../workspace/identity';
@@ -347,13 +348,9 @@ export async function publishRequest(ctx: ReviewContext, id: string, store: Skil
   if (reason) throw await markStale(ctx, doc, reason);
   let result: PublishResult;
   try {
-    result = await publishApproved(store, {
-      id: doc.skill,
-      body: doc.package_text,
-      precondition: doc.base ? { kind: 'if-match', etag: doc.base.etag } : { kind: 'create' },
-      idempotencyKey: options.idempotencyKey,
-      actor: ctx.actor,
-    });
+    result = await publishConditional(store, { id: doc.skill, body: doc.package_text, base: doc.base, idempotencyKey: options.idempotencyKey, actor: ctx.actor }, (request) =>
+      publishApproved(store, request),
+    );
   } catch (error) {
     if (isStoreError(error, 'precondition_failed')) {
       throw await markStale(ctx, doc, `${skillKey(doc.skill)} changed in the store since the request was filed (base ${doc.base ? `v${doc.base.version}` : 'none'})`, {

@@ -347,6 +347,44 @@ export async function automaticPrecondition(store: Pick<SkillRevisionReader, 'ge
   }
 }
 
+/**
+ * What a conditional publication is based on: the revision whose ETag goes in
+ * If-Match, `null` for a create (If-None-Match: *), or `'current'` to read the
+ * skill's ETag now ({@link automaticPrecondition}).
+ */
+export type PublishBase = { etag: string } | null | 'current';
+
+/** A publication as its callers describe it: the precondition comes from {@link PublishBase}. */
+export interface ConditionalPublish {
+  id: SkillId;
+  body: PublishRequest['body'];
+  base: PublishBase;
+  idempotencyKey?: string;
+  actor?: string;
+}
+
+/**
+ * The one conditional, idempotent publication of the CLI, the WorkbenchApi and
+ * review requests: the precondition from `base`, the Idempotency-Key and the
+ * actor passed through, sent with `send` (the store's own `publish` unless a
+ * caller needs another way in, as an approved review request does).
+ */
+export async function publishConditional(
+  store: Pick<SkillRevisionReader, 'getPublished'> & { publish(request: PublishRequest): Promise<PublishResult> },
+  request: ConditionalPublish,
+  send: (request: PublishRequest) => Promise<PublishResult> = (r) => store.publish(r),
+): Promise<PublishResult> {
+  const precondition: Precondition =
+    request.base === 'current' ? await automaticPrecondition(store, request.id) : request.base === null ? { kind: 'create' } : { kind: 'if-match', etag: request.base.etag };
+  return send({
+    id: request.id,
+    body: request.body,
+    precondition,
+    ...(request.idempotencyKey !== undefined && { idempotencyKey: request.idempotencyKey }),
+    ...(request.actor !== undefined && { actor: request.actor }),
+  });
+}
+
 // ---------------------------------------------------------------------------
 // Deletion.
 

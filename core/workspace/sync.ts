@@ -14,7 +14,7 @@ import { sameVersionedContent, validatePackage } from '../package/index';
 import type { Finding, SkillAuthoringLimits, SkillId, SkillPackage } from '../package/types';
 import { skillKey } from '../package/types';
 import { StoreError, isStoreError } from '../store/errors';
-import { automaticPrecondition, compareSkillIds, parseEtag } from '../store/publication';
+import { compareSkillIds, parseEtag, publishConditional } from '../store/publication';
 import type { PublishResult, SkillStore, StoredRevision } from '../store/types';
 import { verifiedManifest } from '../store/verify';
 import { discoverPackages } from './discover';
@@ -181,11 +181,10 @@ export async function syncToStore(store: SkillStore, local: LocalPackage[], opti
       continue;
     }
     // Conditional: If-Match the ETag read just now (or create); a publication by someone else meanwhile is a 412.
-    const precondition = remote ? { kind: 'if-match' as const, etag: remote.etag } : await automaticPrecondition(store, pkg.id);
-    const result = await store.publish({
+    const result = await publishConditional(store, {
       id: pkg.id,
       body: pkg.package,
-      precondition,
+      base: remote ? { etag: remote.etag } : 'current',
       idempotencyKey: `skillbench-sync-${randomUUID()}`,
       ...(options.actor !== undefined && { actor: options.actor }),
     });
