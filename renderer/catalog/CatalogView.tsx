@@ -11,7 +11,7 @@ import { workbenchClient, type DraftView } from '../api/client';
 import { useConnection, useConnectionsStore } from '../connections/useConnectionsStore';
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';
-import { SafeText } from '../shell/SafeText';
+import { SafeText, visibleControls } from '../shell/SafeText';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
@@ -189,10 +189,9 @@ export function CatalogView({ tab, active }: TabViewProps) {
 
   const actions = (e: IndexedEntry | undefined) => {
     const none = 'Select a skill first';
-    const draft = draftOf(e);
     const result: Record<'open' | 'diff' | 'evaluate' | 'history', true | string> = {
       open: typeof edit === 'string' ? edit : e ? true : none,
-      diff: typeof diff === 'string' ? diff : !e ? none : draft ? true : 'No draft of this skill yet: open it to start one, then compare',
+      diff: typeof diff === 'string' ? diff : e ? true : none,
       evaluate: typeof evaluate === 'string' ? evaluate : e ? true : none,
       history: typeof history === 'string' ? history : e ? true : none,
     };
@@ -203,9 +202,12 @@ export function CatalogView({ tab, active }: TabViewProps) {
     open: (preview: boolean) => {
       if (selected && typeof edit === 'function') edit({ connection, skill: skillOf(selected), preview });
     },
+    // The draft against the published revision; with no draft, the published revision alone (it reads "No changes").
     diff: () => {
+      if (!selected || typeof diff !== 'function') return;
       const draft = draftOf(selected);
-      if (selected && draft && typeof diff === 'function') diff({ before: { kind: 'stored', connection, skill: skillOf(selected), version: 'published' }, after: { kind: 'draft', draft: draft.id } });
+      const published = { kind: 'stored', connection, skill: skillOf(selected), version: 'published' } as const;
+      diff({ before: published, after: draft ? { kind: 'draft', draft: draft.id } : published });
     },
     evaluate: () => {
       if (selected && typeof evaluate === 'function') evaluate({ connection, skill: skillOf(selected) });
@@ -362,22 +364,22 @@ export function CatalogView({ tab, active }: TabViewProps) {
                       if (typeof edit === 'function') edit({ connection, skill: skillOf(e), preview: false });
                     }}
                   >
-                    <span className="catalog-col col-name ellipsis mono">
+                    <span className="catalog-col col-name ellipsis mono" title={visibleControls(e.key)}>
                       <SafeText text={e.entry.namespace} className="faint" />
                       <span className="faint">/</span>
                       <SafeText text={e.entry.name} />
                     </span>
-                    <span className="catalog-col col-display ellipsis">
+                    <span className="catalog-col col-display ellipsis" title={visibleControls(e.entry.display_name.slice(0, 200))}>
                       <SafeText text={e.entry.display_name.slice(0, 200)} />
                     </span>
                     <span className="catalog-col col-version mono">v{e.entry.version}</span>
                     <span className="catalog-col col-updated muted" title={e.entry.updated_at}>
                       {ago(e.entry.updated_at)}
                     </span>
-                    <span className="catalog-col col-domains ellipsis muted">
+                    <span className="catalog-col col-domains ellipsis muted" title={visibleControls(e.entry.domains.join(', '))}>
                       <SafeText text={e.entry.domains.join(', ')} />
                     </span>
-                    <span className="catalog-col col-tags ellipsis muted">
+                    <span className="catalog-col col-tags ellipsis muted" title={visibleControls(e.entry.tags.join(', '))}>
                       <SafeText text={e.entry.tags.join(', ')} />
                     </span>
                   </div>
@@ -389,7 +391,7 @@ export function CatalogView({ tab, active }: TabViewProps) {
         {view.preview && (
           <aside className="catalog-preview" aria-label="Preview" data-testid="catalog-preview">
             {selected ? (
-              <Preview entry={selected} can={can} run={run} />
+              <Preview entry={selected} can={can} run={run} hasDraft={draftOf(selected) !== undefined} />
             ) : (
               <div className="empty-state">
                 <span>Select a skill to preview it.</span>
@@ -402,9 +404,9 @@ export function CatalogView({ tab, active }: TabViewProps) {
   );
 }
 
-function ActionButton({ id, label, can, onClick, primary }: { id: string; label: string; can: true | string; onClick: () => void; primary?: boolean }) {
+function ActionButton({ id, label, can, onClick, primary, hint }: { id: string; label: string; can: true | string; onClick: () => void; primary?: boolean; hint?: string }) {
   return (
-    <button type="button" className={`btn${primary ? ' primary' : ''}`} disabled={can !== true} title={can === true ? undefined : can} onClick={onClick} data-testid={id}>
+    <button type="button" className={`btn${primary ? ' primary' : ''}`} disabled={can !== true} title={can === true ? hint : can} onClick={onClick} data-testid={id}>
       {label}
     </button>
   );
@@ -414,10 +416,12 @@ function Preview({
   entry,
   can,
   run,
+  hasDraft,
 }: {
   entry: IndexedEntry;
   can: Record<'open' | 'diff' | 'evaluate' | 'history', true | string>;
   run: { open: (preview: boolean) => void; diff: () => void; evaluate: () => void; history: () => void };
+  hasDraft: boolean;
 }) {
   const e = entry.entry;
   return (
@@ -430,7 +434,13 @@ function Preview({
       </div>
       <div className="preview-actions">
         <ActionButton id={`catalog-open-${entry.key}`} label="Open" can={can.open} onClick={() => run.open(false)} primary />
-        <ActionButton id={`catalog-diff-${entry.key}`} label="Diff vs draft" can={can.diff} onClick={run.diff} />
+        <ActionButton
+          id={`catalog-diff-${entry.key}`}
+          label="Diff"
+          hint={hasDraft ? 'Compare the draft with the published revision' : 'No draft yet: shows the published revision (open the skill to start a draft)'}
+          can={can.diff}
+          onClick={run.diff}
+        />
         <ActionButton id={`catalog-evaluate-${entry.key}`} label="Evaluate" can={can.evaluate} onClick={run.evaluate} />
         <ActionButton id={`catalog-history-${entry.key}`} label="History" can={can.history} onClick={run.history} />
       </div>

@@ -75,7 +75,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'catalog.open', category: 'Catalog', title: 'Open Selected Skill', keys: ['Enter'], when: 'catalog' },
   { command: 'catalog.openNewTab', category: 'Catalog', title: 'Open Selected Skill in a New Tab', keys: ['Mod+Enter'], when: 'catalog' },
   { command: 'catalog.preview', category: 'Catalog', title: 'Toggle Preview', keys: ['Space'], when: 'catalog', inTextField: false },
-  { command: 'catalog.diff', category: 'Catalog', title: 'Diff Selected Skill Against Its Draft', keys: ['Mod+D'], when: 'catalog' },
+  { command: 'catalog.diff', category: 'Catalog', title: 'Diff Selected Skill (Draft Against Published)', keys: ['Mod+D'], when: 'catalog' },
   { command: 'catalog.evaluate', category: 'Catalog', title: 'Evaluate Selected Skill', when: 'catalog' },
   { command: 'catalog.history', category: 'Catalog', title: 'Show History of Selected Skill', keys: ['Mod+H'], when: 'catalog' },
   { command: 'catalog.scanMore', category: 'Catalog', title: 'Scan More', when: 'catalog' },

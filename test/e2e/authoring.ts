@@ -6,6 +6,7 @@
 import type { Page } from 'playwright-core';
 import { keymapEntry } from '../../renderer/shell/keymap';
 import { playwrightChord } from '../../renderer/shell/keys';
+import { UI_WAIT_MS } from './harness';
 
 /** The skill the journeys edit (an example skill the embedded registry is seeded with). */
 export const SKILL = { namespace: 'devops', name: 'incident-response' };
@@ -32,7 +33,8 @@ export async function openEditor(page: Page, skill = SKILL): Promise<void> {
     localStorage.setItem('skillbench.tabs', JSON.stringify({ state: { tabs: [tab], activeId: tab.id }, version: 1 }));
   }, skill);
   await page.reload();
-  await page.getByTestId('shell').waitFor();
+  // The reload parses the whole bundle again: on a busy machine that can take longer than one UI wait.
+  await page.getByTestId('shell').waitFor({ timeout: 2 * UI_WAIT_MS });
   await page.getByTestId('editor-monaco').locator('.monaco-editor').first().waitFor();
   await page.getByTestId('meter-description').waitFor();
   await pressCommand(page, 'focus.main');
