@@ -150,8 +150,8 @@ export function DiffView({ tab, active }: TabViewProps) {
 
   return (
     <div className="diff-view" data-testid="diff-view">
-      <header className="diff-toolbar">
-        <span className="diff-title isolate" data-testid="diff-title">
+      <header className="toolbar diff-toolbar">
+        <span className="toolbar-title diff-title isolate" data-testid="diff-title">
           Changes <SafeText text={beforeLabel} /> → <SafeText text={afterLabel} />
         </span>
         <span className="spacer" />

@@ -343,8 +343,8 @@ export function PackageEditor({ tab, active }: TabViewProps) {
 
   return (
     <div className="editor-view" data-testid={`editor-${params.connection}-${params.skill.namespace}-${params.skill.name}`}>
-      <header className="editor-toolbar">
-        <span className="editor-title isolate">
+      <header className="toolbar editor-toolbar">
+        <span className="toolbar-title editor-title isolate">
           <strong>
             {params.skill.namespace}/{params.skill.name}
           </strong>{' '}

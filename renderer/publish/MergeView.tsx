@@ -157,7 +157,7 @@ export function MergeView({ tab }: TabViewProps) {
   let conflictIndex = 0;
   return (
     <div className="merge-view" data-testid="merge-view">
-      <header className="merge-toolbar">
+      <header className="toolbar merge-toolbar">
         <strong>Merge</strong>
         <span>base {conflict.base ? `v${conflict.base.version}` : '(unknown)'}</span>│<span>theirs v{conflict.theirs.version}</span>│<span>mine</span>
         <span className={open ? 'warn' : 'ok'} data-testid="merge-open-count">
