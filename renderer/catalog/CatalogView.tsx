@@ -12,6 +12,7 @@ import { useConnection, useConnectionsStore } from '../connections/useConnection
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';
 import { SafeText, visibleControls } from '../shell/SafeText';
+import { noteCatalogEntries } from './quickOpen';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
@@ -76,6 +77,11 @@ function useCatalogScan(connection: string) {
     },
     [connection],
   );
+
+  // Quick open lists what has been read.
+  useEffect(() => {
+    if (scan.entries.length > 0) noteCatalogEntries(connection, scan.entries);
+  }, [connection, scan.entries]);
 
   useEffect(() => {
     void run(START, AUTO_SCAN);
@@ -227,7 +233,16 @@ export function CatalogView({ tab, active }: TabViewProps) {
         patch(tab.id, { query: '' });
       },
     },
-    'catalog.next': { enabled: onList, run: () => select(selectedIndex + 1) },
+    'catalog.next': {
+      enabled: onList,
+      run: () => {
+        // From the filter, the first arrow selects the top row and moves into the list, so Tab then reaches the preview's actions.
+        if (document.activeElement === search.current) {
+          select(Math.max(0, selectedIndex));
+          list.current?.element()?.focus();
+        } else select(selectedIndex + 1);
+      },
+    },
     'catalog.previous': { enabled: onList, run: () => select(selectedIndex <= 0 ? 0 : selectedIndex - 1) },
     'catalog.pageDown': { enabled: onList, run: () => select(selectedIndex + (list.current?.pageSize() ?? 10)) },
     'catalog.pageUp': { enabled: onList, run: () => select(selectedIndex - (list.current?.pageSize() ?? 10)) },
@@ -288,13 +303,6 @@ export function CatalogView({ tab, active }: TabViewProps) {
           aria-label="Filter skills"
           value={input}
           onChange={(e) => setInput(e.target.value)}
-          onKeyDown={(e) => {
-            if (e.key === 'ArrowDown') {
-              e.preventDefault();
-              select(Math.max(0, selectedIndex));
-              list.current?.element()?.focus();
-            }
-          }}
           data-testid="catalog-search"
         />
         <span className="muted catalog-count" data-testid="catalog-count" data-query={view.query} data-matches={rows.length} data-scanned={scan.scanned} data-complete={scan.complete}>

@@ -8,6 +8,7 @@ import { useTabsStore } from '../shell/useTabsStore';
 import { useShellRoot, type ViewModule } from '../shell/views';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { CatalogView } from './CatalogView';
+import { skillsQuickOpen } from './quickOpen';
 
 /** Opens (or focuses) the catalog tab of `connection`. */
 export function openCatalog(connection: string): string {
@@ -44,5 +45,6 @@ export const catalogModule: ViewModule = {
     const name = useConnectionsStore.getState().activeName;
     if (name) openCatalog(name);
   }, command: 'view.catalog' }],
+  quickOpen: [skillsQuickOpen],
   extensions: [CatalogCommands],
 };

@@ -78,12 +78,12 @@ export function PublishDialog() {
       )}
       <div className="actions">
         {dialog.state === 'failed' && dialog.retryable && (
-          <button type="button" className="btn primary" data-testid="publish-retry" onClick={() => void publishDraft({ tabId: dialog.tabId, connection: dialog.connection, skill: dialog.skill })}>
+          <button type="button" className="btn primary" data-autofocus data-testid="publish-retry" onClick={() => void publishDraft({ tabId: dialog.tabId, connection: dialog.connection, skill: dialog.skill })}>
             Retry
           </button>
         )}
         {dialog.state !== 'publishing' && (
-          <button type="button" className="btn" data-autofocus onClick={close} data-testid="publish-close">
+          <button type="button" className="btn" data-autofocus={dialog.state === 'failed' && dialog.retryable ? undefined : true} onClick={close} data-testid="publish-close">
             Close
           </button>
         )}

@@ -1,6 +1,7 @@
 /**
  * A modal dialog: traps Tab inside itself, focuses its first field (or the
- * element marked `data-autofocus`), and gives focus back on close. Escape and a
+ * element marked `data-autofocus`, its primary action), again when its content
+ * changes and the focus is left on the frame, and gives focus back on close. Escape and a
  * click outside dismiss it only when `onDismiss` is given, so a dialog guarding
  * unsaved work can insist on an explicit choice.
  */
@@ -33,6 +34,13 @@ export function Modal({ title, children, onDismiss, testId, wide, className, bar
       if (previous && previous.isConnected) previous.focus();
     };
   }, []);
+  // When the content changes (progress, then a result with its buttons), a focus left on the frame moves to the primary action.
+  useEffect(() => {
+    const root = ref.current;
+    if (!root || (document.activeElement !== root && root.contains(document.activeElement))) return;
+    const target = root.querySelector<HTMLElement>('[data-autofocus]') ?? root.querySelector<HTMLElement>(FOCUSABLE);
+    target?.focus();
+  });
   const onKeyDown = (event: React.KeyboardEvent) => {
     if (event.key === 'Escape') {
       event.stopPropagation();

@@ -63,6 +63,15 @@ function PaletteDialog() {
   const [query, setQuery] = useState(mode.kind === 'commands' ? '>' : '');
   const [selected, setSelected] = useState(0);
   const listRef = useRef<HTMLUListElement>(null);
+  // Quick open re-reads its providers when they say their items changed (a catalog page arrived).
+  const [itemsVersion, setItemsVersion] = useState(0);
+  useEffect(() => {
+    if (mode.kind !== 'quickOpen') return;
+    const bump = () => setItemsVersion((v) => v + 1);
+    const unsubscribe = registry.quickOpen.map((p) => p.subscribe?.(bump));
+    for (const provider of registry.quickOpen) provider.prepare?.();
+    return () => unsubscribe.forEach((off) => off?.());
+  }, [mode.kind, registry]);
 
   const commands = useMemo<AvailableCommand[]>(
     () => (mode.kind === 'commands' ? availableCommands(origin && origin.isConnected ? origin : (activeTabPanel() ?? shellRoot())) : []),
@@ -130,7 +139,7 @@ function PaletteDialog() {
           };
         });
     }
-    const items: QuickOpenItem[] = registry.quickOpen.flatMap((p) => p.items(text));
+    const items: QuickOpenItem[] = registry.quickOpen.flatMap((p) => p.items(text, registry));
     const scored: { item: QuickOpenItem; score: number; positions: number[] }[] = [];
     for (const item of items) {
       const match = fuzzyMatch(text, item.keywords ? `${item.label} ${item.keywords}` : item.label);
@@ -146,7 +155,8 @@ function PaletteDialog() {
       testId: `quick-open-item-${item.id}`,
       run: (newTab: boolean) => finish(() => item.open({ newTab })),
     }));
-  }, [mode, text, isCommandQuery, commands, recent, registry, platform, origin, close, noteCommand]);
+    // itemsVersion: the providers' items changed.
+  }, [mode, text, isCommandQuery, commands, recent, registry, platform, origin, close, noteCommand, itemsVersion]);
 
   useEffect(() => setSelected(0), [text, isCommandQuery]);
   useEffect(() => {

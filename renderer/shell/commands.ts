@@ -7,6 +7,7 @@
  * row of the table whose chord matches and whose command has a handler on that
  * scope element; so the focused view decides what a chord means, and two
  * catalog tabs never answer the same key. The palette enumerates the same walk.
+ * Enter and Space on a focused button, link or checkbox belong to that control.
  */
 import { useEffect, useRef, type RefObject } from 'react';
 import { KEYMAP, keysOf, type KeymapEntry, type Scope } from './keymap';
@@ -110,6 +111,19 @@ export function isTextField(target: EventTarget | null): boolean {
   return (target as HTMLElement).isContentEditable === true;
 }
 
+/** Whether Enter or Space on `target` activates it (a button, a link, a checkbox...), so the keymap leaves those keys to it. */
+export function isActivatable(target: EventTarget | null): boolean {
+  if (!(target instanceof Element)) return false;
+  if (target instanceof HTMLButtonElement || target.tagName === 'SUMMARY') return true;
+  if (target instanceof HTMLAnchorElement) return target.hasAttribute('href');
+  if (target instanceof HTMLInputElement) return ['checkbox', 'radio', 'button', 'submit', 'reset'].includes(target.type);
+  return ['button', 'checkbox', 'radio', 'switch', 'menuitem', 'tab', 'link'].includes(target.getAttribute('role') ?? '');
+}
+
+function activatesControl(chord: Chord): boolean {
+  return chord.mods.size === 0 && (chord.key === 'Enter' || chord.key === 'Space');
+}
+
 /** A command the walk found, with its handler and whether it can run. */
 export interface AvailableCommand {
   entry: KeymapEntry;
@@ -148,13 +162,16 @@ export function availableCommands(start: Element | null): AvailableCommand[] {
 /** Finds the command `event` means when the focus is at `start`, if any. */
 export function resolveKey(event: KeyLike & { target: EventTarget | null }, start: Element | null, platform: Platform): AvailableCommand | undefined {
   const inText = isTextField(event.target);
+  const onControl = isActivatable(event.target);
   for (const stop of scopeChain(start)) {
     const handlers = handlersOf(stop.element);
     if (!handlers) continue;
     for (const { entry, chords } of rowsFor(stop.scope, platform)) {
       const get = handlers.get(entry.command);
       if (!get) continue;
-      const hit = chords.find(({ chord }) => matchesChord(event, chord, platform) && (!inText || firesInTextField(entry, chord)));
+      const hit = chords.find(
+        ({ chord }) => matchesChord(event, chord, platform) && (!inText || firesInTextField(entry, chord)) && !(onControl && activatesControl(chord)),
+      );
       if (!hit) continue;
       const handler = get();
       return { entry, handler, enabled: enabledOf(handler) };

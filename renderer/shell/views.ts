@@ -54,10 +54,15 @@ export interface QuickOpenItem {
   open(options: { newTab: boolean }): void;
 }
 
-/** A source of quick-open items; called when quick open opens and as the query changes. */
+/** A source of quick-open items; called when quick open opens, as the query changes and when the provider says its items changed. */
 export interface QuickOpenProvider {
   id: string;
-  items(query: string): QuickOpenItem[];
+  /** The items for `query`; `registry` lets an item ask for an intent. */
+  items(query: string, registry: ViewRegistry): QuickOpenItem[];
+  /** Called when quick open opens (start loading what is not loaded yet). */
+  prepare?(): void;
+  /** Calls `onChange` when the items may have changed; returns the unsubscribe function. */
+  subscribe?(onChange: () => void): () => void;
 }
 
 /** What one area contributes to the shell. */
