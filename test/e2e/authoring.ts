@@ -44,11 +44,18 @@ export async function openEditor(page: Page, skill = SKILL): Promise<void> {
 /** Puts the cursor at the start of the line holding `text` with Monaco's find (keyboard only). */
 export async function goToText(page: Page, text: string): Promise<void> {
   await page.keyboard.press('ControlOrMeta+f');
-  // Type only once the find widget is open: on a busy machine it opens after the key press returns.
+  // Type only once the find widget is open and holds the focus: on a busy machine it opens
+  // after the key press returns. Its input may be seeded with the word at the cursor or the
+  // last search, so select what it holds and type over it.
   await page.locator('.find-widget.visible').waitFor();
+  await page.waitForFunction(() => document.activeElement?.closest('.find-widget') != null);
+  await page.keyboard.press('ControlOrMeta+a');
   await page.keyboard.insertText(text);
+  // Enter only once the search has run and found the text, then close the widget.
+  await page.locator('.find-widget .matchesCount').filter({ hasText: /^\d+ of \d+$/ }).waitFor();
   await page.keyboard.press('Enter');
   await page.keyboard.press('Escape');
+  await page.locator('.find-widget.visible').waitFor({ state: 'detached' });
   await page.keyboard.press('Home');
 }
 
