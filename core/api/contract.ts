@@ -24,7 +24,7 @@ import type { MergeConflict } from '../package/merge';
 import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillPackage, ValidationResult } from '../package/types';
 import type { SelectionTrace } from '../selector/select';
 import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
-import type { DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
+import type { CheckedProposal, DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
 
 // ---------------------------------------------------------------------------
 // Errors.
@@ -938,19 +938,11 @@ export interface OptimizeRunView {
   error?: WorkbenchErrorData;
 }
 
-/** A kept advisor proposal: it applies to a copy of the normalized package and leaves it valid. */
-export interface AdvisorProposalView {
-  /** `p1`, `p2`, ... in the advisor's order (dropped proposals keep their number). */
-  id: string;
-  title: string;
-  rationale: string;
-  /** RFC 6902 patch against the normalized package. */
-  patch: JsonPatchOperation[];
-  /** One line per changed field or resource. */
-  changes: string[];
-  warnings_resolved: Finding[];
-  warnings_added: Finding[];
-  metrics: PackageMetrics;
+/**
+ * A kept advisor proposal: it applies to a copy of the normalized package and
+ * leaves it valid. The admin API's checked proposal, plus the patched text.
+ */
+export interface AdvisorProposalView extends CheckedProposal {
   /** The patched package, pretty-printed (what "apply" puts in the editor). */
   text: string;
 }

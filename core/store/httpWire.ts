@@ -7,9 +7,10 @@
  * that the guide does not show (list, versions, delete, errors) are this project's
  * choice; the client reads them tolerantly so another V1 host may differ.
  */
-import type { JsonPatchOperation } from '../package/jsonPatch';
 import type { Finding, PackageMetrics, SkillPackage, ValidationResult } from '../package/types';
-import type { DeleteResult, PublishResult, SkillMetadata, StoredRevision, VersionEntry, StoreWarning } from './types';
+import type { CheckedProposal, DeleteResult, PublishResult, SkillMetadata, StoredRevision, VersionEntry, StoreWarning } from './types';
+
+export type { CheckedProposal } from './types';
 
 export type { JsonPatchOperation } from '../package/jsonPatch';
 
@@ -55,25 +56,6 @@ export interface AdvisorSuggestion {
   path?: string;
 }
 
-/**
- * A proposal that applies to a copy of the normalized package and leaves it
- * valid. Its patch addresses the normalized package (guide 5.3: the author
- * reviews it, applies it, and submits the complete package again).
- */
-export interface CheckedProposal {
-  /** `p1`, `p2`, ... in the advisor's order (dropped proposals keep their number). */
-  id: string;
-  title: string;
-  rationale: string;
-  patch: JsonPatchOperation[];
-  /** One line per changed field or resource (the semantic diff of the package). */
-  changes: string[];
-  /** Warnings of the package that the edit resolves, and those it introduces. */
-  warnings_resolved: Finding[];
-  warnings_added: Finding[];
-  /** Metrics of the patched package. */
-  metrics: PackageMetrics;
-}
 
 /** Why a proposal was left out. */
 export type DropReason =

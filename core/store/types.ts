@@ -5,6 +5,7 @@
  * suite proves them identical. Results are plain data; failures are `StoreError`s
  * (see `errors.ts`) whose codes map 1:1 to the guide's HTTP statuses.
  */
+import type { JsonPatchOperation } from '../package/jsonPatch';
 import type {
   Finding,
   PackageMetrics,
@@ -244,4 +245,24 @@ export interface SkillStore
   readonly limits: SkillAuthoringLimits;
   /** Releases connections, locks and timers. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * A proposal that applies to a copy of the normalized package and leaves it
+ * valid. Its patch addresses the normalized package (guide 5.3: the author
+ * reviews it, applies it, and submits the complete package again).
+ */
+export interface CheckedProposal {
+  /** `p1`, `p2`, ... in the advisor's order (dropped proposals keep their number). */
+  id: string;
+  title: string;
+  rationale: string;
+  patch: JsonPatchOperation[];
+  /** One line per changed field or resource (the semantic diff of the package). */
+  changes: string[];
+  /** Warnings of the package that the edit resolves, and those it introduces. */
+  warnings_resolved: Finding[];
+  warnings_added: Finding[];
+  /** Metrics of the patched package. */
+  metrics: PackageMetrics;
 }
