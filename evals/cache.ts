@@ -85,7 +85,16 @@ export class AnswerCache {
    */
   async put(key: string, result: GenerateResult): Promise<void> {
     const entry: CacheEntry = { format: CACHE_FORMAT, key, result, storedAt: new Date().toISOString() };
-    await writeFileAtomic(this.path(key), JSON.stringify(entry), { mkdirs: true, durable: false });
+    const path = this.path(key);
+    const text = JSON.stringify(entry);
+    // The fan-out folder exists after the first write into it: creating it on every
+    // write was the costliest step of a cached call. A missing one is made on demand.
+    try {
+      await writeFileAtomic(path, text, { durable: false });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      await writeFileAtomic(path, text, { mkdirs: true, durable: false });
+    }
     this.stats.writes++;
   }
 }

@@ -51,7 +51,7 @@ function ModelProgressRow({ m, label, index, live, onStop }: { m: EvalModelProgr
         {label}
       </span>
       <span className={`eval-bar ${cls}`} role="progressbar" aria-valuemin={0} aria-valuemax={m.total} aria-valuenow={m.done} aria-label={`${m.spec} progress`}>
-        <span style={{ width: `${share * 100}%` }} />
+        <span style={{ transform: `scaleX(${share})` }} />
       </span>
       <span className="n" data-field="done">
         {formatCount(m.done)} / {formatCount(m.total)}

@@ -31,6 +31,11 @@ function delta(d: RateDelta | undefined): string {
 
 const VERDICT_LABEL = { passed: 'Gates passed', failed: 'Gate failed', unavailable: 'Model unavailable', incomplete: 'Incomplete' } as const;
 
+/**
+ * The run's verdict and gates. While the run is live the summary is re-read
+ * every few seconds, so it trails the progress rows above it: it says over how
+ * many cells its figures are, rather than reading as the run's count.
+ */
 export function Verdict({ summary, live }: { summary: EvalSummary; live: boolean }) {
   const v = summary.verdict;
   // The engine's message starts with the status ("incomplete: 95 of 120 cells recorded"); the label already says it.
@@ -39,7 +44,7 @@ export function Verdict({ summary, live }: { summary: EvalSummary; live: boolean
   return (
     <div className={`eval-verdict ${cls}`} data-testid="verdict" data-status={v.status}>
       <strong>{live ? 'Running' : VERDICT_LABEL[v.status]}</strong>
-      <span data-testid="verdict-message">{live ? `${formatCount(v.cells.recorded)} of ${formatCount(v.cells.expected)} cells recorded so far` : message}</span>
+      <span data-testid="verdict-message">{live ? `interim figures over ${formatCount(v.cells.recorded)} of ${formatCount(v.cells.expected)} cells` : message}</span>
       {summary.gates.map((g, i) => (
         <span key={i} className={`badge ${g.passed ? 'ok' : 'err'}`} title={g.message} data-testid="gate">
           {g.gate} {g.model}: {g.passed ? 'pass' : 'fail'}

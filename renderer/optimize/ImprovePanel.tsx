@@ -165,7 +165,7 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
       {progress && (
         <div className="authoring-progress" data-testid="improve-progress" aria-live="polite">
           <div className="authoring-bar" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.round(share * 100)}>
-            <span style={{ width: `${(progress.phase === 'done' ? 1 : share) * 100}%` }} />
+            <span style={{ transform: `scaleX(${progress.phase === 'done' ? 1 : share})` }} />
           </div>
           <span className="muted">
             {/* Once finished, the verdict below says it. */}

@@ -21,8 +21,14 @@
  * distinct progress states it rendered (the run's progress line and each
  * model's done count): updates per second from the first to the last, against
  * the target of at least 4.
+ *
+ * On Linux the suite also reads from /proc the CPU time the server and the
+ * browser spent during each run. CPU time moves far less than wall time on a
+ * busy machine, so it shows what the live view costs the server itself
+ * (nothing measurable) apart from what the page costs the machine.
  */
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +59,50 @@ function emulatedModel(): Promise<ChatEndpoint> {
     if (prompt.kind === 'resource') return { text: selectorAnswer('resource', []), delayMs: DELAY_MS };
     return { text: selectorAnswer('activation', WEATHERY.test(prompt.request) ? [SKILL] : []), delayMs: DELAY_MS };
   });
+}
+
+/** Clock ticks per second of /proc's CPU times. */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** Every live process's parent and CPU time so far (user + system, ms), from /proc; empty where there is no /proc. */
+async function processes(): Promise<Map<number, { ppid: number; cpuMs: number }>> {
+  const all = new Map<number, { ppid: number; cpuMs: number }>();
+  const names = await readdir('/proc').catch(() => [] as string[]);
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    // Fields after the command's closing parenthesis: state, ppid, ... utime (14th field), stime (15th).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields.length < 13) continue;
+    all.set(Number(name), { ppid: Number(fields[1]), cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS });
+  }
+  return all;
+}
+
+/** CPU time used so far by the server and by everything else this bench started (Chromium's processes), in ms. */
+async function cpuNow(server: number): Promise<Cpu> {
+  const all = await processes();
+  const under = (root: number, pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = all.get(p)?.ppid ?? 0, hops++) if (p === root) return true;
+    return false;
+  };
+  let browser = 0;
+  for (const [pid, p] of all) if (pid !== process.pid && under(process.pid, pid) && !under(server, pid)) browser += p.cpuMs;
+  return { server: [...all].filter(([pid]) => under(server, pid)).reduce((sum, [, p]) => sum + p.cpuMs, 0), browser };
+}
+
+/** CPU time (ms) of the server and of the browser. */
+type Cpu = { server: number; browser: number };
+
+/** CPU time used between two {@link cpuNow} readings. */
+function cpuSpent(before: Cpu, after: Cpu): Cpu {
+  return { server: after.server - before.server, browser: after.browser - before.browser };
 }
 
 /** A recorded run's duration: from its header's start to its last recorded cell, in ms; and its cell count. */
@@ -90,7 +140,8 @@ async function forget(app: App, run: string): Promise<void> {
 }
 
 /** The run headless: started through the WorkbenchApi of the same server with no page open; returns its duration. */
-async function headless(app: App, specs: string[]): Promise<{ run: string; ms: number; cells: number }> {
+async function headless(app: App, specs: string[]): Promise<{ run: string; ms: number; cells: number; cpu: Cpu }> {
+  const before = await cpuNow(app.pid);
   const started = await app.call<{ run: string }>('evals.start', request(specs));
   for (;;) {
     await new Promise((r) => setTimeout(r, 1000));
@@ -99,9 +150,10 @@ async function headless(app: App, specs: string[]): Promise<{ run: string; ms: n
     if (status === 'complete') break;
     if (status !== 'running') throw new Error(`the headless run ended ${status ?? 'without a trace'}`);
   }
+  const cpu = cpuSpent(before, await cpuNow(app.pid));
   const measured = await runDuration(join(app.home, 'runs', started.run));
   await forget(app, started.run);
-  return { run: started.run, ...measured };
+  return { run: started.run, ...measured, cpu };
 }
 
 /** What the page saw during a live run. */
@@ -157,7 +209,7 @@ async function until(page: Page, code: string, timeoutMs: number): Promise<void>
 }
 
 /** The run live in the workbench, set up and started in a fresh page; returns its duration and what the page rendered. */
-async function live(app: App, emulated: string): Promise<{ run: string; ms: number; cells: number; sampled: Sampled }> {
+async function live(app: App, emulated: string): Promise<{ run: string; ms: number; cells: number; sampled: Sampled; cpu: Cpu }> {
   const page = await app.page();
   try {
     await page.getByTestId('activity-evals').click();
@@ -173,16 +225,18 @@ async function live(app: App, emulated: string): Promise<{ run: string; ms: numb
     // The plan must be the current one (repeats applied) before the run starts.
     await until(page, `(() => { const c = document.querySelector('[data-testid="plan-cells"]'); const n = c ? Number(c.textContent.replace(/,/g, '')) : 0; return n > ${REPEATS * 2} && n % ${REPEATS} === 0; })()`, 120_000);
     await page.evaluate(SAMPLER);
+    const before = await cpuNow(app.pid);
     await page.getByTestId('eval-run').click();
     const view = page.getByTestId('eval-run-view');
     await view.waitFor({ timeout: 120_000 });
     await until(page, `document.querySelector('[data-testid="run-status"]')?.getAttribute('data-status') === 'complete'`, 600_000);
+    const cpu = cpuSpent(before, await cpuNow(app.pid));
     const sampled = (await page.evaluate(`(() => { const s = window.__liveBench; s.stop = true; return { changes: s.changes, frames: s.frames, matrixFrames: s.matrixFrames }; })()`)) as Sampled;
     const run = (await view.getAttribute('data-run'))!;
     const dir = join(app.home, 'runs', run);
     const measured = await runDuration(dir);
     await forget(app, run);
-    return { run, ...measured, sampled };
+    return { run, ...measured, sampled, cpu };
   } finally {
     await page.context().close();
   }
@@ -217,6 +271,8 @@ export async function bench(): Promise<BenchRow[]> {
     const liveMs: number[] = [];
     const cliMs: number[] = [];
     const rates: ReturnType<typeof updateRate>[] = [];
+    const headlessCpu: Cpu[] = [];
+    const liveCpu: Cpu[] = [];
     let cells = 0;
     let matrixFrames = 0;
     for (let round = 0; round < ROUNDS; round++) {
@@ -234,8 +290,10 @@ export async function bench(): Promise<BenchRow[]> {
       liveMs.push(l.ms);
       cliMs.push(c.ms);
       rates.push(updateRate(l.sampled.changes));
+      headlessCpu.push(h.cpu);
+      liveCpu.push(l.cpu);
       matrixFrames += l.sampled.matrixFrames;
-      say(`headless ${h.ms} ms, live ${l.ms} ms, CLI ${c.ms} ms; ${l.sampled.changes.length} progress states in ${l.sampled.frames} frames`);
+      say(`headless ${h.ms} ms, live ${l.ms} ms, CLI ${c.ms} ms; ${l.sampled.changes.length} progress states in ${l.sampled.frames} frames; server CPU headless ${h.cpu.server.toFixed(0)} ms, live ${l.cpu.server.toFixed(0)} ms, browser CPU live ${l.cpu.browser.toFixed(0)} ms`);
     }
     const liveMedian = median(liveMs);
     const headlessMedian = median(headlessMs);
@@ -243,6 +301,8 @@ export async function bench(): Promise<BenchRow[]> {
     const perSecond = median(rates.map((r) => r.perSecond));
     const slowest = Math.min(...rates.map((r) => r.slowestSecond));
     const gap = Math.max(...rates.map((r) => r.longestGapMs));
+    const serverLive = median(liveCpu.map((c) => c.server));
+    const serverHeadless = median(headlessCpu.map((c) => c.server));
     const what = `${cells} cells, ${REPEATS} repeats, lexical + emulated model (${DELAY_MS} ms/answer, concurrency ${CONCURRENCY})`;
     return [
       {
@@ -255,6 +315,17 @@ export async function bench(): Promise<BenchRow[]> {
         target: 'ratio <= 1.10',
         met: ratio <= 1.1,
         note: `${what}; live ${liveMs.join(', ')} ms, headless ${headlessMs.join(', ')} ms, CLI ${cliMs.join(', ')} ms (median ${median(cliMs)} ms)`,
+      },
+      {
+        // CPU time is far less sensitive to a busy machine than wall time: it shows what the live view costs the server.
+        suite: 'workbench-live',
+        name: 'server CPU per run, live view open',
+        medianMs: serverLive,
+        baselineName: 'server CPU per run headless',
+        baselineMs: serverHeadless,
+        ratio: serverLive / serverHeadless,
+        target: '(diagnostic)',
+        note: `server CPU live ${liveCpu.map((c) => c.server.toFixed(0)).join(', ')} ms, headless ${headlessCpu.map((c) => c.server.toFixed(0)).join(', ')} ms; browser CPU live ${liveCpu.map((c) => c.browser.toFixed(0)).join(', ')} ms (headless ${headlessCpu.map((c) => c.browser.toFixed(0)).join(', ')} ms)`,
       },
       {
         suite: 'workbench-live',

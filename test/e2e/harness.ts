@@ -141,6 +141,8 @@ export interface App {
   /** The embedded registry's folder. */
   registry: string;
   browser: Browser;
+  /** The server's process id. */
+  pid: number;
   /** Everything the server wrote to stderr so far. */
   serverLog(): string;
   /** A new signed-in browser context and page at `viewport` (default 1280×800). */
@@ -191,6 +193,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     home,
     registry,
     browser,
+    pid: child.pid!,
     serverLog: () => stderr,
     async page(viewport = VIEWPORTS[0]) {
       const context = await browser.newContext({ viewport: { ...viewport }, colorScheme: 'dark', reducedMotion: 'reduce' });

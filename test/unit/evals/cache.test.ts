@@ -76,4 +76,17 @@ describe('AnswerCache', () => {
     await cachedModel(model, fresh, 0).generate(request);
     expect(model.calls).toBe(2);
   });
+
+  it('stores into a cache folder that does not exist yet or was removed while in use', async () => {
+    const dir = join(await tempDir(), 'not', 'yet');
+    const cache = new AnswerCache(dir);
+    const model = countingModel();
+    await cachedModel(model, cache, 0).generate(request);
+    await rm(dir, { recursive: true });
+    await cachedModel(model, cache, 1).generate(request);
+    await cachedModel(model, cache, 1).generate(request);
+    expect(model.calls).toBe(2);
+    expect(cache.stats).toEqual({ hits: 1, misses: 2, writes: 2 });
+    expect(await readdir(dir)).toHaveLength(1);
+  });
 });
