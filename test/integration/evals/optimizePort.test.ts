@@ -16,20 +16,13 @@ import { applyJsonPatch } from '../../../core/package/jsonPatch';
 import { validatePackage } from '../../../core/package/validate';
 import { createEvalsPort } from '../../../evals/port';
 import { openWorkbench, type Workbench } from '../../helpers/workbench';
+import { rejection } from '../../helpers/rejection';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/skills/', import.meta.url));
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
 const SEED = 20_251_201;
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 function finished(wb: Workbench, run: () => string | undefined): Promise<OptimizeRunView> {
   return new Promise((resolve) => {

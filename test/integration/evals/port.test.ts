@@ -12,6 +12,7 @@ import { WorkbenchApiError } from '../../../core/api/errors';
 import { createEvalsPort } from '../../../evals/port';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../../helpers/chatEndpoint';
 import { openWorkbench, type Workbench } from '../../helpers/workbench';
+import { rejection } from '../../helpers/rejection';
 
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
 const BASELINES = ['baseline:lexical', 'baseline:embedding'];
@@ -20,15 +21,7 @@ function request(models: string[], extra: Partial<WorkbenchParams['evals.start']
   return { targets: [{ kind: 'published', skill: WEATHER }], models, connection: 'default', ...extra };
 }
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 /** Resolves with the `evals.finished` event of `run`. */
 function finished(wb: Workbench, run: () => string | undefined): Promise<WorkbenchEvents['evals.finished']> {

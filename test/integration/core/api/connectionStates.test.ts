@@ -17,20 +17,13 @@ import { openLocalStore } from '../../../../core/store/local';
 import type { SkillStore } from '../../../../core/store/types';
 import { startTcpProxy, type TcpProxy } from '../../../helpers/tcpProxy';
 import { openWorkbench, type Workbench } from '../../../helpers/workbench';
+import { rejection } from '../../../helpers/rejection';
 
 const TOKEN = 'st4te-t0ken-9b1e';
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
 const WEATHER_FILE = join('examples', 'skills', 'packages', 'travel', 'weather-assessment.json');
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 async function exists(path: string): Promise<boolean> {
   return stat(path).then(

@@ -10,18 +10,11 @@ import { WorkbenchApiError } from '../../../../core/api/errors';
 import { openStore } from '../../../../core/store/connect';
 import { TRANSPORTS, openWorkbench, type Workbench } from '../../../helpers/workbench';
 import { join } from 'node:path';
+import { rejection } from '../../../helpers/rejection';
 
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 /** Edits a package text the way an author would: one more tag. */
 function withTag(text: string, tag: string): string {

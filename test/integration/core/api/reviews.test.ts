@@ -9,19 +9,12 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchApiError } from '../../../../core/api/errors';
 import { openWorkbench, type Workbench } from '../../../helpers/workbench';
+import { rejection } from '../../../helpers/rejection';
 
 const SKILL = { namespace: 'travel', name: 'weather-assessment' };
 const DRAFT = 'skills/packages/travel/weather-assessment.json';
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 describe('reviews through the WorkbenchApi', () => {
   let work: string;

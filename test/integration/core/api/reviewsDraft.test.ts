@@ -15,19 +15,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchApiError } from '../../../../core/api/errors';
 import { computeIntegrity, validatePackage } from '../../../../core/package/index';
 import { openWorkbench, type Workbench } from '../../../helpers/workbench';
+import { rejection } from '../../../helpers/rejection';
 
 const SKILL = { namespace: 'travel', name: 'weather-assessment' };
 const DRAFT = 'skills/packages/travel/weather-assessment.json';
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 async function manifestHash(text: string): Promise<string> {
   return (await computeIntegrity(validatePackage(text, { id: SKILL }).normalized!)).manifest_hash;

@@ -15,20 +15,13 @@ import type { WorkbenchEvents } from '../../../../core/api/contract';
 import { WorkbenchApiError } from '../../../../core/api/errors';
 import { hashText } from '../../../../core/workspace/drafts';
 import { TRANSPORTS, openWorkbench, type Workbench } from '../../../helpers/workbench';
+import { rejection } from '../../../helpers/rejection';
 
 const EXAMPLES = new URL('../../../../examples/skills/packages/', import.meta.url);
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
 const WEATHER_PATH = 'skills/packages/travel/weather-assessment.json';
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 function withTag(text: string, tag: string): string {
   const pkg = JSON.parse(text);

@@ -18,20 +18,13 @@ import { openLocalStore } from '../../../../core/store/local';
 import type { SkillStore } from '../../../../core/store/types';
 import { freePort, startRedis, startRedisWithTls, type RedisSetup } from '../../../helpers/redis';
 import { openWorkbench, type TransportName, type Workbench } from '../../../helpers/workbench';
+import { rejection } from '../../../helpers/rejection';
 
 const MARKER = 'MARK3R-s3cret-7f1d9c0a';
 const WRONG = 'Wr0ng-m4rker-55e1b2';
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchApiError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchApiError);
-    return error as WorkbenchApiError;
-  }
-  throw new Error('expected the call to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];

@@ -11,20 +11,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../../../core/errors';
 import { findEvalEvidence, isRunId } from '../../../../core/review/evalRun';
+import { rejection } from '../../../helpers/rejection';
 
 const SKILL = { namespace: 'travel', name: 'weather-assessment' };
 const header = (skill: string) => ({ format: 'skillbench.eval/v1', run_id: 'x', config_hash: 'sha256:0', variants: [{ label: 'draft', skill, version: 'draft', manifest_hash: 'sha256:1' }] });
 const summary = (status: string) => ({ models: [{ model: 'baseline:lexical', skills: [] }], comparisons: [], totals: { cells: 4, errors: 0, invalid: 0, cached: 0 }, gates: [], verdict: { status, message: `${status}: no gates set` } });
 
-async function failure(promise: Promise<unknown>): Promise<WorkbenchError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchError);
-    return error as WorkbenchError;
-  }
-  throw new Error('expected a refusal');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchError);
 
 describe('findEvalEvidence', () => {
   let dir: string;

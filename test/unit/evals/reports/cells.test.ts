@@ -6,6 +6,7 @@ import { readCells } from '../../../../evals/reports/cells';
 import { WorkbenchError } from '../../../../core/errors';
 import type { CellRecord } from '../../../../evals/types';
 import { fixtureCells, writeRun } from './fixture';
+import { rejection } from '../../../helpers/rejection';
 
 async function collect(file: string, torn?: Array<{ line: number; bytes: number }>): Promise<CellRecord[]> {
   const out: CellRecord[] = [];
@@ -13,15 +14,7 @@ async function collect(file: string, torn?: Array<{ line: number; bytes: number 
   return out;
 }
 
-async function failure(p: Promise<unknown>): Promise<WorkbenchError> {
-  try {
-    await p;
-  } catch (error) {
-    expect(error).toBeInstanceOf(WorkbenchError);
-    return error as WorkbenchError;
-  }
-  throw new Error('expected a failure');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchError);
 
 describe('readCells', () => {
   it('reads every cell in file order', async () => {
