@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
+import { expect } from 'vitest';
 import { startCli } from '../helpers/cli';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -228,6 +229,22 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       await rm(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Checks that hostile text stayed text: no script ran, no element it spelled
+ * out exists in the app, no dialog opened (`dialogs`: the messages of those
+ * that did) and the page raised no error.
+ */
+export async function expectInert(page: Page, dialogs: string[]): Promise<void> {
+  await expect(page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).resolves.toBeUndefined();
+  const root = page.locator('#root');
+  await expect(root.locator('script').count()).resolves.toBe(0);
+  await expect(root.locator('img').count()).resolves.toBe(0);
+  await expect(root.locator('a[href^="javascript:" i]').count()).resolves.toBe(0);
+  await expect(root.locator('[onerror]').count()).resolves.toBe(0);
+  expect(dialogs).toEqual([]);
+  expect(pageErrors(page)).toEqual([]);
 }
 
 /** Script errors the page raised so far (an inert hostile package raises none). */

@@ -5,24 +5,12 @@
  * the preview, the history and the read-only revision, none of it runs,
  * becomes markup or a link, or reorders the text around it.
  */
-import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
 import { seedHostile } from './fixtures';
-import { pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
+import { expectInert, screenshot, startApp, VIEWPORTS, type App } from './harness';
 
 /** Nothing from the package became live: no flag set, no element, no link, no dialog. */
-async function expectInert(page: Page, dialogs: string[]): Promise<void> {
-  await expect(page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).resolves.toBeUndefined();
-  const root = page.locator('#root');
-  await expect(root.locator('script').count()).resolves.toBe(0);
-  await expect(root.locator('img').count()).resolves.toBe(0);
-  await expect(root.locator('a[href^="javascript:" i]').count()).resolves.toBe(0);
-  await expect(root.locator('[onerror]').count()).resolves.toBe(0);
-  expect(dialogs).toEqual([]);
-  expect(pageErrors(page)).toEqual([]);
-}
-
 describe('a hostile package in the workbench', () => {
   let app: App;
   beforeAll(async () => {
