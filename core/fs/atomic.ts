@@ -19,6 +19,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { processGone, selfIdentity } from './processIdentity';
+import { isErrno } from './errno';
 
 const fsyncAsync = promisify(fsyncCallback);
 const writeAsync = promisify(writeCallback);
@@ -49,11 +50,6 @@ export interface AtomicOutput {
 
 /** The content of an atomic write: the bytes, or a producer that streams them. */
 export type AtomicContent = string | Uint8Array | ((out: AtomicOutput) => Promise<void>);
-
-function isErrno(error: unknown, ...codes: string[]): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && codes.includes(code);
-}
 
 /** Flushes a folder's entries (a rename); a no-op where folders cannot be opened or flushed (Windows). */
 export async function fsyncDir(dir: string): Promise<void> {

@@ -8,6 +8,7 @@
  * Node-only: uses node:fs.
  */
 import { readFileSync, statSync } from 'node:fs';
+import { isErrno } from './errno';
 
 /** How a writer named itself: its pid and, where known, its start time and the host's boot id. */
 export interface ProcessMark {
@@ -16,11 +17,6 @@ export interface ProcessMark {
   start?: unknown;
   /** The host's boot id (`/proc/sys/kernel/random/boot_id`). */
   boot?: unknown;
-}
-
-function isErrno(error: unknown, ...codes: string[]): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && codes.includes(code);
 }
 
 function pidAlive(pid: number): boolean {

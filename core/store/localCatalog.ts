@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import type { SkillId } from '../package/types';
 import { StoreError } from './errors';
 import { writeFileAtomic } from '../fs/atomic';
-import { fileKey, isErrno, readJsonSync, readWithKey, removeTemps } from './localFiles';
+import { fileKey, readJsonSync, readWithKey, removeTemps } from './localFiles';
 import { FORMAT } from './localState';
 import type { SkillMetadata } from './types';
+import { isErrno } from '../fs/errno';
 
 const CATALOG_SHARD_HEX = 2;
 

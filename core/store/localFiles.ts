@@ -9,11 +9,7 @@ import { fdatasync as fdatasyncCallback, fsync as fsyncCallback, readFileSync, u
 import { open, readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-
-export function isErrno(error: unknown, ...codes: string[]): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && codes.includes(code);
-}
+import { isErrno } from '../fs/errno';
 
 // Inside the registry lock, small metadata operations are synchronous system calls:
 // each asynchronous one costs a thread-pool round trip, and a publication makes

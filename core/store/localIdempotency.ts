@@ -9,9 +9,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SkillId } from '../package/types';
 import { auditNotRecordedWarning, etagFor, idempotencyConflict, replayIdempotent, type IdempotencyRecord, type PreparedPublication } from './publication';
-import { isErrno, readJsonSync } from './localFiles';
+import { readJsonSync } from './localFiles';
 import type { SkillState } from './localState';
 import type { PublishResult } from './types';
+import { isErrno } from '../fs/errno';
 
 /** The record file of one key hash under a skill's folder. */
 export function idempotencyPath(skillDir: string, keyHash: string): string {

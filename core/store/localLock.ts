@@ -15,7 +15,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processGone, selfIdentity } from '../fs/processIdentity';
 import { StoreError } from './errors';
-import { isErrno, unlinkQuietly } from './localFiles';
+import { unlinkQuietly } from './localFiles';
+import { isErrno } from '../fs/errno';
 
 interface LockInfo {
   pid: number;
