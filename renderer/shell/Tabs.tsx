@@ -3,7 +3,7 @@
  * environment colour. Inactive tabs stay mounted (hidden) so an editor keeps its
  * undo stack and a catalog its scroll position.
  */
-import { createContext, useContext, useRef, type RefObject } from 'react';
+import { createContext, useContext, useEffect, useRef, type RefObject } from 'react';
 import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
 import { closeTabs } from './guard';
 import { useTabsStore, type Tab } from './useTabsStore';
@@ -28,9 +28,15 @@ export function TabStrip() {
   const keep = useTabsStore((s) => s.keep);
   const connections = useConnectionsStore((s) => s.connections);
   const { tabView } = useRegistry();
+  const strip = useRef<HTMLDivElement>(null);
+  // The active tab is scrolled into view when the strip holds more than it shows.
+  useEffect(() => {
+    if (!activeId) return;
+    strip.current?.querySelector(`[data-testid="tab-${CSS.escape(activeId)}"]`)?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [activeId, tabs.length]);
   if (tabs.length === 0) return <div className="tab-strip" role="tablist" aria-label="Open tabs" data-testid="tab-strip" />;
   return (
-    <div className="tab-strip" role="tablist" aria-label="Open tabs" data-testid="tab-strip">
+    <div ref={strip} className="tab-strip" role="tablist" aria-label="Open tabs" data-testid="tab-strip">
       {tabs.map((tab) => {
         const connection = connections.find((c) => c.name === tab.connectionId);
         const colour = tab.connectionId ? colourOf(connection) : undefined;

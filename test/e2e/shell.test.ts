@@ -56,4 +56,30 @@ describe('the workbench in Chromium', () => {
     await page.getByTestId('status-bar').screenshot({ path: (await screenshot(page, 'status-problems-1280x800')).replace(/\.png$/, '-bar.png') });
     expect(pageErrors(page)).toEqual([]);
   });
+  it('fits eight open tabs in the strip at 1280x800, shrinking their titles, and keeps the active one in view', { timeout: E2E_TIMEOUT_MS }, async () => {
+    const page = await app.page();
+    await page.getByTestId('connection-row-default').waitFor();
+    const skills = (await app.call<{ items: { namespace: string; name: string }[] }>('catalog.page', { connection: 'default', limit: 100 })).items;
+    expect(skills.length).toBeGreaterThanOrEqual(8);
+    const ids = await page.evaluate((list) => {
+      const tabs = list.map((s) => ({ id: `editor:default:${s.namespace}/${s.name}`, kind: 'editor', title: s.name, connectionId: 'default', params: { connection: 'default', skill: s }, dirty: false, preview: false }));
+      localStorage.setItem('skillbench.tabs', JSON.stringify({ state: { tabs, activeId: tabs[tabs.length - 1]!.id }, version: 1 }));
+      return tabs.map((t) => t.id);
+    }, skills.slice(0, 8).map(({ namespace, name }) => ({ namespace, name })));
+    await page.reload();
+    await page.getByTestId('shell').waitFor();
+    await page.getByTestId('editor-monaco').filter({ visible: true }).locator('.monaco-editor').waitFor();
+    const strip = (await page.getByTestId('tab-strip').boundingBox())!;
+    for (const id of ids) {
+      const box = (await page.getByTestId(`tab-${id}`).boundingBox())!;
+      // Every tab, its close button included, lies inside the strip: none is cut or scrolled away.
+      expect(box.x).toBeGreaterThanOrEqual(strip.x - 0.5);
+      expect(box.x + box.width).toBeLessThanOrEqual(strip.x + strip.width + 0.5);
+      const close = (await page.getByTestId(`tab-close-${id}`).boundingBox())!;
+      expect(close.x + close.width).toBeLessThanOrEqual(box.x + box.width + 0.5);
+    }
+    await expect(page.getByTestId('tab-strip').evaluate((e) => e.scrollWidth <= e.clientWidth)).resolves.toBe(true);
+    await screenshot(page, 'tabs-eight-1280x800');
+    expect(pageErrors(page)).toEqual([]);
+  });
 });
