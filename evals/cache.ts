@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fs/atomic';
+import { isErrno } from '../core/fs/errno';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../core/models/types';
 
 /** Bump when the key derivation or the entry format changes: old entries are then ignored. */
@@ -92,7 +93,7 @@ export class AnswerCache {
     try {
       await writeFileAtomic(path, text, { durable: false });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      if (!isErrno(error, 'ENOENT')) throw error;
       await writeFileAtomic(path, text, { mkdirs: true, durable: false });
     }
     this.stats.writes++;
