@@ -56,6 +56,9 @@ export async function goToText(page: Page, text: string): Promise<void> {
   await page.keyboard.press('Enter');
   await page.keyboard.press('Escape');
   await page.locator('.find-widget.visible').waitFor({ state: 'detached' });
+  // The match stays selected: keys sent before the text area has the focus back would
+  // be lost, and the next quote typed would wrap or replace the selection instead.
+  await page.waitForFunction(() => document.activeElement?.closest('.monaco-editor') != null && document.activeElement.closest('.find-widget') == null);
   await page.keyboard.press('Home');
 }
 
