@@ -4,9 +4,9 @@
  * POSTs while no socket is open); and Electron IPC through the stand-ins of
  * `electronStandIns.ts`.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
 import { createWorkbenchClient, type WorkbenchClient } from '../../core/api/client';
 import { directTransport } from '../../core/api/direct';
@@ -96,4 +96,48 @@ export async function openWorkbench(transport: TransportName, options: Partial<W
       if (options.dataDir === undefined) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** An author and a reviewer working on one request: see {@link openReviewPair}. */
+export interface ReviewPair {
+  /** The scratch folder holding everything below. */
+  work: string;
+  /** The workspace, holding the draft. */
+  ws: string;
+  /** The author's session (reviewer name `alice`). */
+  alice: Workbench;
+  /** The reviewer's session (`bob`). */
+  bob: Workbench;
+  /** Closes both sessions and removes the scratch folder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Two sessions over `transport` on one workspace and one app-data folder: the
+ * workspace holds `draft` (a path under `examples/`, copied to the same path),
+ * and a protected local connection `prod` is saved.
+ */
+export async function openReviewPair(transport: TransportName, draft: string): Promise<ReviewPair> {
+  const work = await mkdtemp(join(tmpdir(), 'skillbench-reviews-'));
+  const ws = join(work, 'ws');
+  const opened: Workbench[] = [];
+  const close = async () => {
+    for (const session of opened) await session.close();
+    await rm(work, { recursive: true, force: true });
+  };
+  try {
+    await cp(resolve('examples', draft), join(ws, draft));
+    const dataDir = join(work, 'data');
+    const alice = await openWorkbench(transport, { dataDir, reviewer: 'alice' });
+    opened.push(alice);
+    const bob = await openWorkbench(transport, { dataDir, reviewer: 'bob' });
+    opened.push(bob);
+    await alice.client['workspace.open']({ dir: ws });
+    await bob.client['workspace.open']({ dir: ws });
+    await alice.client['connections.save']({ profile: { name: 'prod', protected: true, target: { kind: 'local', dir: join(work, 'prod') } } });
+    return { work, ws, alice, bob, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
 }

@@ -3,12 +3,11 @@
  * reviewer) on one workspace and one protected connection. Only an approved,
  * unchanged request publishes, and exactly the approved manifest hash.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchApiError } from '../../../../core/api/errors';
-import { openWorkbench, type Workbench } from '../../../helpers/workbench';
+import { openReviewPair, type ReviewPair, type Workbench } from '../../../helpers/workbench';
 import { rejection } from '../../../helpers/rejection';
 
 const SKILL = { namespace: 'travel', name: 'weather-assessment' };
@@ -17,27 +16,16 @@ const DRAFT = 'skills/packages/travel/weather-assessment.json';
 const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
 
 describe('reviews through the WorkbenchApi', () => {
-  let work: string;
   let ws: string;
   let alice: Workbench;
   let bob: Workbench;
 
+  let pair: ReviewPair | undefined;
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'skillbench-reviews-api-'));
-    ws = join(work, 'ws');
-    await cp(resolve('examples/skills/packages/travel/weather-assessment.json'), join(ws, DRAFT));
-    const dataDir = join(work, 'data');
-    alice = await openWorkbench('direct', { dataDir, reviewer: 'alice' });
-    bob = await openWorkbench('direct', { dataDir, reviewer: 'bob' });
-    await alice.client['workspace.open']({ dir: ws });
-    await bob.client['workspace.open']({ dir: ws });
-    await alice.client['connections.save']({ profile: { name: 'prod', protected: true, target: { kind: 'local', dir: join(work, 'prod') } } });
+    pair = await openReviewPair('direct', DRAFT);
+    ({ ws, alice, bob } = pair);
   });
-  afterAll(async () => {
-    await alice?.close();
-    await bob?.close();
-    await rm(work, { recursive: true, force: true });
-  });
+  afterAll(() => pair?.close());
 
   it('refuses a direct publish to the protected connection', async () => {
     const text = await readFile(join(ws, DRAFT), 'utf8');

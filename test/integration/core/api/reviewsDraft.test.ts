@@ -8,13 +8,12 @@
  * session's identity (settings, else git config of the workspace).
  */
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchApiError } from '../../../../core/api/errors';
 import { computeIntegrity, validatePackage } from '../../../../core/package/index';
-import { openWorkbench, type Workbench } from '../../../helpers/workbench';
+import { openReviewPair, openWorkbench, type ReviewPair, type Workbench } from '../../../helpers/workbench';
 import { rejection } from '../../../helpers/rejection';
 
 const SKILL = { namespace: 'travel', name: 'weather-assessment' };
@@ -43,23 +42,13 @@ describe('reviews from drafts, and comments, over the WorkbenchApi', () => {
     return { id: draft.id, text };
   };
 
+  let pair: ReviewPair | undefined;
   beforeAll(async () => {
-    work = await mkdtemp(join(tmpdir(), 'skillbench-reviews-draft-'));
-    ws = join(work, 'ws');
-    await cp(resolve('examples', DRAFT), join(ws, DRAFT));
+    pair = await openReviewPair('websocket', DRAFT);
+    ({ work, ws, alice, bob } = pair);
     onDisk = await readFile(join(ws, DRAFT), 'utf8');
-    const dataDir = join(work, 'data');
-    alice = await openWorkbench('websocket', { dataDir, reviewer: 'alice' });
-    bob = await openWorkbench('websocket', { dataDir, reviewer: 'bob' });
-    await alice.client['workspace.open']({ dir: ws });
-    await bob.client['workspace.open']({ dir: ws });
-    await alice.client['connections.save']({ profile: { name: 'prod', protected: true, target: { kind: 'local', dir: join(work, 'prod') } } });
   });
-  afterAll(async () => {
-    await alice?.close();
-    await bob?.close();
-    await rm(work, { recursive: true, force: true });
-  });
+  afterAll(() => pair?.close());
 
   it('files a request from the draft as autosaved: its package and hash are those of the draft, not of the file', async () => {
     const { id, text } = await editDraft('Edited in the editor, not saved to the file.');
