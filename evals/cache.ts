@@ -12,7 +12,6 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../core/fs/atomic';
-import { isErrno } from '../core/fs/errno';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../core/models/types';
 
 /** Bump when the key derivation or the entry format changes: old entries are then ignored. */
@@ -86,16 +85,7 @@ export class AnswerCache {
    */
   async put(key: string, result: GenerateResult): Promise<void> {
     const entry: CacheEntry = { format: CACHE_FORMAT, key, result, storedAt: new Date().toISOString() };
-    const path = this.path(key);
-    const text = JSON.stringify(entry);
-    // The fan-out folder exists after the first write into it: creating it on every
-    // write was the costliest step of a cached call. A missing one is made on demand.
-    try {
-      await writeFileAtomic(path, text, { durable: false });
-    } catch (error) {
-      if (!isErrno(error, 'ENOENT')) throw error;
-      await writeFileAtomic(path, text, { mkdirs: true, durable: false });
-    }
+    await writeFileAtomic(this.path(key), JSON.stringify(entry), { mkdirs: true, durable: false });
     this.stats.writes++;
   }
 }

@@ -51,6 +51,21 @@ export interface AtomicOutput {
 /** The content of an atomic write: the bytes, or a producer that streams them. */
 export type AtomicContent = string | Uint8Array | ((out: AtomicOutput) => Promise<void>);
 
+/**
+ * Creates the temporary file `tmp`. With `mkdirs`, its folder is created only
+ * when the first attempt finds it missing: a recursive mkdir before every write
+ * was most of the cost of writing into a folder that already exists.
+ */
+async function openTemporary(tmp: string, options: AtomicWriteOptions): Promise<number> {
+  try {
+    return openSync(tmp, 'wx', options.mode ?? 0o666);
+  } catch (error) {
+    if (!options.mkdirs || !isErrno(error, 'ENOENT')) throw error;
+  }
+  await mkdir(dirname(tmp), { recursive: true, ...(options.dirMode !== undefined && { mode: options.dirMode }) });
+  return openSync(tmp, 'wx', options.mode ?? 0o666);
+}
+
 /** Flushes a folder's entries (a rename); a no-op where folders cannot be opened or flushed (Windows). */
 export async function fsyncDir(dir: string): Promise<void> {
   let fd: number | undefined;
@@ -126,12 +141,11 @@ async function writeAll(fd: number, data: string | Uint8Array): Promise<number> 
  */
 export async function writeFileAtomic(path: string, content: AtomicContent, options: AtomicWriteOptions = {}): Promise<number> {
   const durable = options.durable ?? true;
-  if (options.mkdirs) await mkdir(dirname(path), { recursive: true, ...(options.dirMode !== undefined && { mode: options.dirMode }) });
   const tmp = temporaryNameFor(path);
   let fd: number | undefined;
   let bytes = 0;
   try {
-    fd = openSync(tmp, 'wx', options.mode ?? 0o666);
+    fd = await openTemporary(tmp, options);
     const out = fd;
     // The umask may have narrowed the mode given (or a file system ignored it).
     if (options.mode !== undefined) fchmodSync(out, options.mode);
