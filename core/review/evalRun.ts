@@ -14,7 +14,7 @@ import { WorkbenchError } from '../errors';
 import type { EvalSummaryView, ReviewRequest } from '../api/contract';
 import type { SkillId } from '../package/types';
 import { skillKey } from '../package/types';
-import { readFileBounded } from '../workspace/read';
+import { readTextBounded } from '../workspace/read';
 
 /** What a request records about its eval run. */
 export type ReviewEval = NonNullable<ReviewRequest['eval']>;
@@ -31,7 +31,7 @@ export function isRunId(run: string): boolean {
 }
 
 async function readJson(path: string, label: string): Promise<unknown> {
-  const text = new TextDecoder().decode(await readFileBounded(path, MAX_RUN_FILE_BYTES, label));
+  const text = await readTextBounded(path, MAX_RUN_FILE_BYTES, label);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -42,15 +42,14 @@ async function readJson(path: string, label: string): Promise<unknown> {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Reads the run in `dir` (named `run`, shown as `where` in messages) as the
+ * Reads the run in `dir` (named `run`, a checked run id, shown as `where` in messages) as the
  * evidence of a request for `skill`:
  * - no run there: 404 `not_found` naming the run;
  * - a run of other skills: 400 `invalid_request` (`reason: other_skill`);
  * - a run without a summary yet (running, or stopped before its end): 412
  *   `precondition_failed` (`reason: no_summary`).
  */
-export async function readEvalEvidence(dir: string, run: string, skill: SkillId, where: string): Promise<ReviewEval> {
-  if (!isRunId(run)) throw new WorkbenchError('invalid_request', `invalid eval run id '${run.slice(0, 140)}': use the run folder's name`, { details: { run: run.slice(0, 140) } });
+async function readEvalEvidence(dir: string, run: string, skill: SkillId, where: string): Promise<ReviewEval> {
   let header: unknown;
   try {
     header = await readJson(join(dir, 'header.json'), `${where}/header.json`);
