@@ -63,12 +63,17 @@ export async function refreshConnections(): Promise<void> {
   }
 }
 
-/** Opens (or re-checks) a connection's store; its state lands in the store through the answer and the event. */
-export async function checkConnection(name: string): Promise<void> {
+/**
+ * Opens (or re-checks) a connection's store; its state lands in the store
+ * through the answer and the event. `recheck` asks an open store one small
+ * read, quietly (no "checking" in between): a store that stopped answering
+ * turns offline, one that answers again turns reachable.
+ */
+export async function checkConnection(name: string, options: { recheck?: boolean } = {}): Promise<void> {
   const store = useConnectionsStore.getState();
-  store.setReachability(name, { status: 'checking', at: Date.now() });
+  if (!options.recheck) store.setReachability(name, { status: 'checking', at: Date.now() });
   try {
-    const view = await workbenchClient()['connections.open']({ name });
+    const view = await workbenchClient()['connections.open']({ name, ...(options.recheck && { check: true }) });
     store.setReachability(name, reachabilityOf(view.state));
   } catch (error) {
     store.setReachability(name, { status: 'down', message: messageOf(error), at: Date.now() });
@@ -77,21 +82,6 @@ export async function checkConnection(name: string): Promise<void> {
 
 /** How often the connections in use (the active one and those of open tabs) are asked whether they still answer. */
 export const RECHECK_MS = 5_000;
-
-/**
- * Asks a connection's store one small read, quietly (no "checking" in
- * between): a store that stopped answering turns offline, one that answers
- * again turns reachable.
- */
-export async function recheckConnection(name: string): Promise<void> {
-  const store = useConnectionsStore.getState();
-  try {
-    const view = await workbenchClient()['connections.open']({ name, check: true });
-    store.setReachability(name, reachabilityOf(view.state));
-  } catch (error) {
-    store.setReachability(name, { status: 'down', message: messageOf(error), at: Date.now() });
-  }
-}
 
 /** The connections the open views depend on: the active one and every tab's. */
 export function connectionsInUse(): string[] {
@@ -238,7 +228,7 @@ function ConnectionsExtension() {
       if (running || document.visibilityState === 'hidden') return;
       running = true;
       try {
-        await Promise.all(connectionsInUse().map(recheckConnection));
+        await Promise.all(connectionsInUse().map((name) => checkConnection(name, { recheck: true })));
       } finally {
         running = false;
       }
