@@ -157,8 +157,11 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
   const optimizing = new Map<string, LiveOptimize>();
   const tickMs = options.tickMs ?? 100;
   const open = options.openModel ?? openModel;
+  const runsDirOf = (dataDir: string) => (options.runsDir ? resolve(options.runsDir) : join(dataDir, 'runs'));
 
   return {
+    runsDir: runsDirOf,
+
     async close() {
       for (const run of live.values()) {
         run.stop.abort();
@@ -170,7 +173,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
     },
 
     handlers(host: EvalsHost) {
-      const runsDir = () => (options.runsDir ? resolve(options.runsDir) : join(host.dataDir, 'runs'));
+      const runsDir = () => runsDirOf(host.dataDir);
       const runDir = (id: string) => join(runsDir(), id);
 
       /** Resolves the request's targets to the engine's, writing drafts to `scratch` for the planner. */

@@ -43,6 +43,8 @@ export interface EvalsHost {
 export interface EvalsPort {
   /** The handlers, bound to one host. Called once by the service. */
   handlers(host: EvalsHost): { [M in EvalsMethod]?: Handler<M> };
+  /** The folder the port records runs in, for an app-data folder `dataDir` (reviews read their evidence there). */
+  runsDir(dataDir: string): string;
   /** Stops every live run (cells in flight are abandoned, recorded cells kept) and waits for them. */
   close(): Promise<void>;
 }

@@ -126,7 +126,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const handlers: Handlers = {
     ...stores,
     ...workspace.handlers,
-    ...reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: options.actor ?? defaultActor(env), ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
+    ...reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: options.actor ?? defaultActor(env), ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
 
     'publish.package': async (params, context) => {
       const result = await publish(params, context);

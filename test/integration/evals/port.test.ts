@@ -38,9 +38,10 @@ function finished(wb: Workbench, run: () => string | undefined): Promise<Workben
 describe('evals over the WorkbenchApi (direct transport)', () => {
   let wb: Workbench;
   let endpoint: ChatEndpoint | undefined;
+  const port = createEvalsPort({ tickMs: 20 });
 
   beforeAll(async () => {
-    wb = await openWorkbench('direct', { evals: createEvalsPort({ tickMs: 20 }) });
+    wb = await openWorkbench('direct', { evals: port });
   });
   afterAll(async () => {
     await wb?.close();
@@ -97,6 +98,8 @@ describe('evals over the WorkbenchApi (direct transport)', () => {
     expect(done.run.status).toBe('complete');
     expect(done.run.models.map((m) => m.status)).toEqual(['complete', 'complete']);
     expect(done.summary?.verdict.status).toBe('passed');
+    // The port says where it records runs (reviews read their evidence there), and that is where this one is.
+    expect(await readdir(port.runsDir(wb.dataDir))).toContain(id);
     // Every recorded cell reached the UI exactly once through the events.
     const streamed = progressed.filter((e) => e.run === id).flatMap((e) => e.cells.map((c) => c.key));
     expect(new Set(streamed).size).toBe(plan.cells);
