@@ -22,13 +22,15 @@ import { startWebHost } from '../web/host';
 const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR]
 
 Serves the workbench UI and its API on one port for a browser. The first line
-on stdout is the address to open; it carries an access token that the first
-page load trades for a session cookie. SIGINT or SIGTERM stops the server,
+on stdout is the address to open; it carries a one-time sign-in code that the
+first page load spends for a session cookie (a reload keeps the session; the
+used address signs in nothing else). SIGINT or SIGTERM stops the server,
 closes every connection and exits 0.
 
   --port N      port to bind (default 0: a free port)
   --host ADDR   address to bind (default 127.0.0.1). Binding anything but a
-                loopback address exposes the workbench to your network.
+                loopback address exposes the workbench to your network: with
+                0.0.0.0 or ::, it answers at every address of this machine.
   --open        open the address in the browser ($BROWSER, or the system's)
   --workspace DIR
                 the folder of skills/packages/<namespace>/<name>.json to edit,
@@ -97,7 +99,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const signals = untilSignal(() => void web.close());
   // The address is the user's key to this launch: printed whole on stdout (never to a log), masked on stderr.
   (io.verbatimStdout ?? io.stdout).write(`${web.url}\n`);
-  if (!isLoopbackHost(host)) say(io, `skillbench serve: warning: ${host} is not a loopback address: anyone who can reach it and has the address can use the workbench`);
+  if (!isLoopbackHost(host)) {
+    const origins = web.networkOrigins();
+    const shown = origins.length > 4 ? `${origins.slice(0, 4).join(', ')} and ${origins.length - 4} more` : origins.join(', ');
+    say(io, `skillbench serve: warning: ${host} is not a loopback address: the workbench also answers at ${shown || 'this address'}, to anyone on your network who opens a sign-in address or holds a session`);
+  }
   say(io, `skillbench serve: the workbench is at ${web.url} (Ctrl-C stops)`);
   if (values.open) {
     const opened = await openBrowser(web.url, io.env);

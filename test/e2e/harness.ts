@@ -5,7 +5,7 @@
  *
  * ```ts
  * const app = await startApp();              // builds the renderer if stale, serves it on a free port
- * const page = await app.page();             // a fresh browser context, signed in with the launch's token
+ * const page = await app.page();             // a fresh browser context, signed in with a fresh one-time link
  * await page.getByTestId('shell').waitFor();
  * await screenshot(page, 'catalog-1280');    // test/e2e/screenshots/catalog-1280.png
  * await app.close();                         // browser, server and temp folder
@@ -26,6 +26,7 @@ import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { expect } from 'vitest';
 import { startCli } from '../helpers/cli';
+import { signIn } from '../helpers/serve';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist', 'renderer');
@@ -133,9 +134,10 @@ export interface AppOptions {
 
 /** A running `skillbench serve` and a browser pointed at it. */
 export interface App {
-  /** The address the server printed, with its token. */
+  /** The address the server printed; its one-time sign-in code is spent at start for {@link token}. */
   url: string;
   origin: string;
+  /** A session, traded for the printed code as a script does (`POST /auth/session`), for `Authorization: Bearer`. */
   token: string;
   /** The app-data folder (`SKILLBENCH_HOME`). */
   home: string;
@@ -146,7 +148,7 @@ export interface App {
   pid: number;
   /** Everything the server wrote to stderr so far. */
   serverLog(): string;
-  /** A new signed-in browser context and page at `viewport` (default 1280×800). */
+  /** A new browser context and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it. */
   page(viewport?: { width: number; height: number }): Promise<Page>;
   /** Calls a WorkbenchApi method over HTTP with the bearer token, as a script would. */
   call<T = unknown>(method: string, params?: unknown): Promise<T>;
@@ -183,7 +185,14 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     done.then((run) => reject(new Error(`skillbench serve exited (${run.code}) before printing its address:\n${run.stderr}`)), reject);
   });
   const parsed = new URL(url);
-  const token = parsed.searchParams.get('token') ?? '';
+  // The printed code signs in once: trade it for a session, which mints a fresh link for each browser context.
+  const token = await signIn(parsed);
+  const signInLink = async (): Promise<string> => {
+    const res = await fetch(`${parsed.origin}/auth/code`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: '{}' });
+    const minted = (await res.json()) as { ok: boolean; result?: { url: string } };
+    if (!minted.result) throw new Error(`skillbench serve minted no sign-in link (${res.status})`);
+    return minted.result.url;
+  };
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'] });
   const contexts: BrowserContext[] = [];
   let closed = false;
@@ -205,7 +214,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       ERRORS.set(page, errors);
-      await page.goto(url);
+      await page.goto(await signInLink());
       await page.getByTestId('shell').waitFor();
       return page;
     },
