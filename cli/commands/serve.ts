@@ -19,7 +19,7 @@ import { untilSignal } from '../signals';
 import { openBrowser } from '../web/open';
 import { startWebHost } from '../web/host';
 
-const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR]
+const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR] [--token-env NAME]
 
 Serves the workbench UI and its API on one port for a browser. The first line
 on stdout is the address to open; it carries a one-time sign-in code that the
@@ -35,7 +35,14 @@ closes every connection and exits 0.
   --workspace DIR
                 the folder of skills/packages/<namespace>/<name>.json to edit,
                 watched for outside edits (default: the example workspace
-                shipped with Skillbench)`;
+                shipped with Skillbench)
+  --token-env NAME
+                also accept the value of the environment variable NAME (at
+                least 32 characters) as Authorization: Bearer, for scripts,
+                for the whole launch; it never signs a browser in`;
+
+/** The shortest token --token-env accepts: a script's credential for the whole launch must not be guessable. */
+const MIN_API_TOKEN = 32;
 
 /** The example workspace shipped with Skillbench (\`examples/\`, holding skills/packages/). */
 export function exampleWorkspaceDir(): string {
@@ -65,6 +72,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     host: { type: 'string' },
     open: { type: 'boolean' },
     workspace: { type: 'string' },
+    'token-env': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const host = values.host ?? '127.0.0.1';
@@ -72,6 +80,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const port = portArg(values.port);
   if (values.workspace !== undefined && values.workspace.trim().length === 0) throw new UsageError('--workspace needs a folder');
   const workspaceDir = values.workspace === undefined ? exampleWorkspaceDir() : resolve(io.cwd, values.workspace);
+  const tokenEnv = values['token-env'];
+  const apiToken = tokenEnv === undefined ? undefined : io.env[tokenEnv];
+  if (tokenEnv !== undefined && (apiToken === undefined || apiToken.length < MIN_API_TOKEN)) {
+    throw new UsageError(`--token-env ${tokenEnv}: the environment variable must hold a token of at least ${MIN_API_TOKEN} characters`);
+  }
 
   const service = createWorkbenchService({ host: 'browser', version: await packageVersion(), env: io.env, evals: createEvalsPort() });
   const router = new Router(service, {
@@ -88,7 +101,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   let web;
   try {
-    web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line) });
+    web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line), ...(apiToken !== undefined && { apiToken }) });
   } catch (error) {
     await service.close();
     const code = (error as { code?: unknown } | null)?.code;

@@ -10,8 +10,9 @@
  *   sign-in code; the page load spends it for a session (an HttpOnly,
  *   SameSite=Strict cookie) and is redirected to `/` of this origin without it.
  *   Scripts spend a code with `POST /auth/session` and send the session as
- *   `Authorization: Bearer`; a signed-in client mints further codes with
- *   `POST /auth/code` (another browser, a fresh test context).
+ *   `Authorization: Bearer` (or send the token `serve --token-env` names); a
+ *   signed-in client mints further codes with `POST /auth/code` (another
+ *   browser, a fresh test context).
  * - Every request and WebSocket upgrade must name this server in `Host` (DNS
  *   rebinding; see `hosts.ts`) and, when it carries an `Origin`, this server's
  *   origin; a cross-site fetch or WebSocket is refused. No CORS header is ever sent.
@@ -19,6 +20,7 @@
  * - Bodies and messages are read with a size limit; headers and whole requests
  *   with a time limit (slow clients are cut).
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { IncomingMessage, Server } from 'node:http';
@@ -52,6 +54,12 @@ export interface WebHostOptions {
   socketLimits?: Partial<SocketLimits>;
   /** Session and sign-in code lifetimes (see `access.ts`). */
   access?: AccessOptions;
+  /**
+   * A fixed token scripts may send as `Authorization: Bearer` for the whole
+   * launch (`serve --token-env`): chosen by whoever starts the server, never
+   * printed and never in an address, so it cannot sign a browser in.
+   */
+  apiToken?: string;
   /** Where the host reports what an operator should know (never a code or a session). */
   log?: (line: string) => void;
 }
@@ -78,6 +86,10 @@ export interface WebHost {
 /** Longest time to receive one request's headers, and one whole request (slow clients are cut). */
 const HEADERS_TIMEOUT_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 60_000;
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
 
 function cookiesOf(req: IncomingMessage): Map<string, string> {
   const out = new Map<string, string>();
@@ -148,11 +160,15 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     const origin = req.headers.origin;
     return origin === undefined || accepted.origin(origin);
   };
+  const apiToken = options.apiToken === undefined ? undefined : digest(options.apiToken);
   const sessionOf = (req: IncomingMessage): boolean => {
     const cookie = cookiesOf(req).get(cookieName);
     if (cookie !== undefined && access.check(cookie)) return true;
     const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    return bearer !== null && access.check(bearer[1]!);
+    if (bearer === null) return false;
+    // Digests of equal length compared in constant time: the timing says nothing about the token.
+    if (apiToken !== undefined && timingSafeEqual(digest(bearer[1]!), apiToken)) return true;
+    return access.check(bearer[1]!);
   };
   /** The page's CSP names the WebSocket origin of the address it was loaded from; 'self' covers it where CSP cannot spell it (an IPv6 literal). */
   const cspFor = (req: IncomingMessage): string => {

@@ -16,6 +16,7 @@
  * `seed` writes skills into it through the store API before the server starts.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,7 +27,6 @@ import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { expect } from 'vitest';
 import { startCli } from '../helpers/cli';
-import { signIn } from '../helpers/serve';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const DIST = join(ROOT, 'dist', 'renderer');
@@ -134,10 +134,10 @@ export interface AppOptions {
 
 /** A running `skillbench serve` and a browser pointed at it. */
 export interface App {
-  /** The address the server printed; its one-time sign-in code is spent at start for {@link token}. */
+  /** The address the server printed; its one-time sign-in code is left for a test to open once. */
   url: string;
   origin: string;
-  /** A session, traded for the printed code as a script does (`POST /auth/session`), for `Authorization: Bearer`. */
+  /** The launch's bearer token for scripts (`serve --token-env`), for `Authorization: Bearer`. */
   token: string;
   /** The app-data folder (`SKILLBENCH_HOME`). */
   home: string;
@@ -168,7 +168,9 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       await store.close();
     }
   }
-  const { child, done } = startCli(['serve', '--port', '0'], { cwd: home, env: { SKILLBENCH_HOME: home, USER: 'e2e', ...options.env } });
+  // The harness's own bearer token for this launch (serve --token-env): the printed sign-in address stays unspent.
+  const token = randomBytes(32).toString('base64url');
+  const { child, done } = startCli(['serve', '--port', '0', '--token-env', 'SKILLBENCH_E2E_TOKEN'], { cwd: home, env: { SKILLBENCH_HOME: home, USER: 'e2e', SKILLBENCH_E2E_TOKEN: token, ...options.env } });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += String(c)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -185,8 +187,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     done.then((run) => reject(new Error(`skillbench serve exited (${run.code}) before printing its address:\n${run.stderr}`)), reject);
   });
   const parsed = new URL(url);
-  // The printed code signs in once: trade it for a session, which mints a fresh link for each browser context.
-  const token = await signIn(parsed);
+  // A sign-in address signs in once: each browser context gets one minted for it.
   const signInLink = async (): Promise<string> => {
     const res = await fetch(`${parsed.origin}/auth/code`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: '{}' });
     const minted = (await res.json()) as { ok: boolean; result?: { url: string } };

@@ -16,9 +16,8 @@ describe('the workbench in Chromium', () => {
     await app?.close();
   });
 
-  it('signs a browser in once from a sign-in address, drops the code from the address bar, keeps the session on reload, and logs no console error', async () => {
-    const res = await fetch(`${app.origin}/auth/code`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${app.token}` }, body: '{}' });
-    const link = ((await res.json()) as { result: { url: string } }).result.url;
+  it('signs a browser in once from the address skillbench serve prints, drops the code from the address bar, keeps the session on reload, and logs no console error', async () => {
+    const link = app.url;
     const context = await app.browser.newContext({ viewport: { ...VIEWPORTS[0] }, colorScheme: 'dark' });
     const other = await app.browser.newContext({ viewport: { ...VIEWPORTS[0] }, colorScheme: 'light' });
     try {

@@ -109,6 +109,25 @@ describe('skillbench serve', () => {
     }
   });
 
+  it('accepts the token --token-env names as a bearer, and refuses a missing or short one with exit 2', async () => {
+    const token = 'serve-script-token-0123456789abcdefghij';
+    const s = await serve(['--token-env', 'MY_SERVE_TOKEN'], { MY_SERVE_TOKEN: token });
+    try {
+      expect((await callApi(s.url.origin, token, 'app.info')).ok).toBe(true);
+      expect((await callApi(s.url.origin, `${token}x`, 'app.info')).ok).toBe(false);
+      expect(s.stderr()).not.toContain(token);
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.done;
+    }
+    const missing = await runCli(['serve', '--token-env', 'NOT_SET'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home') } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--token-env NOT_SET');
+    const short = await runCli(['serve', '--token-env', 'SHORT_TOKEN'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home'), SHORT_TOKEN: 'abc' } });
+    expect(short.code).toBe(2);
+    expect(short.stderr).not.toContain('abc\n');
+  });
+
   it('exits 6 naming the cause when the port is taken, and 2 on a bad flag', async () => {
     const blocker = createServer();
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));

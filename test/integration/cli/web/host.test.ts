@@ -350,6 +350,29 @@ describe('web host security', () => {
   });
 });
 
+describe('a web host with a token for scripts', () => {
+  it('accepts the token as a bearer for the whole launch, and never as a sign-in code or a cookie', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'skillbench-host-token-'));
+    const apiToken = 'a-token-chosen-by-whoever-starts-serve-0123456789';
+    const service = createWorkbenchService({ host: 'browser', version: 'test', dataDir: join(dir, 'home'), env: {} });
+    const web = await startWebHost({ router: new Router(service), staticDir: dir, apiToken });
+    try {
+      const call = (headers: Record<string, string>) => send(web, '/api/app.info', { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
+      for (let i = 0; i < 3; i++) expect((await call({ Authorization: `Bearer ${apiToken}` })).status).toBe(200);
+      expect((await call({ Authorization: `Bearer ${apiToken}x` })).status).toBe(401);
+      expect((await call({ Cookie: `${web.cookieName}=${apiToken}` })).status).toBe(401);
+      expect((await send(web, `/?token=${apiToken}`)).status).toBe(401);
+      expect(await upgrade(web, { Authorization: `Bearer ${apiToken}` }, web.origin)).toBe(101);
+      const minted = await send(web, '/auth/code', { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiToken}` }, body: '{}' });
+      expect(minted.status).toBe(200);
+    } finally {
+      await web.close();
+      await service.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('web host backpressure', () => {
   /** A router whose `app.info` waits on a gate, counting how many calls run at once; `workspace.list` answers `size` bytes. */
   function gatedRouter(size: number) {
