@@ -12,17 +12,11 @@ import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../../helpers/chatEndpoint';
+import { rawHttp, sendHttp, tryUpgrade } from '../../helpers/httpProbe';
 import { MALFORMED_FRAMES, openRawWebSocket, textFrame } from '../../helpers/rawWebSocket';
 import { callApi, signIn, startServe, type Served } from '../../helpers/serve';
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 let dir: string;
 let serve: Served;
@@ -31,59 +25,12 @@ let session: string;
 let port: number;
 let origin: string;
 
-function send(path: string, options: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { Host: `127.0.0.1:${port}`, ...options.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
-}
-
+const send = (path: string, options: Parameters<typeof sendHttp>[2] = {}) => sendHttp(port, path, options);
 const api = (method: string, headers: Record<string, string>, body = '{}') => send(`/api/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
 const bearer = () => ({ Authorization: `Bearer ${session}` });
 
-/** Sends `text` on a fresh connection; resolves with what came back before the server closed or went quiet. */
-function rawHttp(text: string | Buffer, quietMs = 2000): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let out = '';
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(out);
-    };
-    socket.on('data', (c) => {
-      out += String(c);
-      clearTimeout(timer);
-      timer = setTimeout(done, quietMs);
-    });
-    socket.on('close', done);
-    socket.on('error', done);
-    socket.write(text);
-  });
-}
-
-function upgrade(headers: Record<string, string>, options: { origin?: string; path?: string } = {}): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${options.path ?? '/api/ws'}`, { headers, ...(options.origin && { origin: options.origin }) });
-    ws.on('open', () => {
-      ws.close();
-      resolve(101);
-    });
-    ws.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.on('error', () => resolve(0));
-  });
-}
+const rawRequest = (text: string | Buffer) => rawHttp(port, text);
+const upgrade = (headers: Record<string, string>, options: { origin?: string; path?: string } = {}) => tryUpgrade(port, headers, options);
 
 /** The server still answers, and its process is alive. */
 async function expectAlive(): Promise<void> {
@@ -184,8 +131,8 @@ describe('skillbench serve against hostile clients', () => {
       expect([400, 403], host).toContain(r.status);
     }
     // No Host at all (HTTP/1.0), and an absolute-form target naming another host.
-    expect(await rawHttp(`POST /api/app.info HTTP/1.0\r\nAuthorization: Bearer ${session}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`)).toMatch(/^HTTP\/1\.1 (400|403) /);
-    expect(await rawHttp(`POST http://evil.example/api/app.info HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${session}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`)).toMatch(/^HTTP\/1\.1 (400|403) /);
+    expect(await rawRequest(`POST /api/app.info HTTP/1.0\r\nAuthorization: Bearer ${session}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`)).toMatch(/^HTTP\/1\.1 (400|403) /);
+    expect(await rawRequest(`POST http://evil.example/api/app.info HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${session}\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`)).toMatch(/^HTTP\/1\.1 (400|403) /);
     await expectAlive();
   });
 
@@ -259,7 +206,7 @@ describe('skillbench serve against hostile clients', () => {
   });
 
   it('refuses a 64 MiB body, declared or streamed, without reading it', async () => {
-    const declared = await rawHttp(`POST /api/validate.package HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${session}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"source":`);
+    const declared = await rawRequest(`POST /api/validate.package HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${session}\r\nContent-Type: application/json\r\nContent-Length: ${64 * 1024 * 1024}\r\n\r\n{"source":`);
     expect(declared).toMatch(/^HTTP\/1\.1 413 /);
     const streamed = await new Promise<number>((resolve) => {
       const req = request({ host: '127.0.0.1', port, path: '/api/validate.package', method: 'POST', headers: { Host: `127.0.0.1:${port}`, ...bearer(), 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' } }, (res) => {

@@ -6,7 +6,6 @@
  * WebSocket frames, and backpressure on a socket whose client stops reading.
  */
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,66 +16,12 @@ import { Router, type Handlers } from '../../../../core/api/router';
 import { EventHub } from '../../../../core/api/events';
 import { createWorkbenchService, type WorkbenchService } from '../../../../core/api/service';
 import { startWebHost, type WebHost } from '../../../../cli/web/host';
+import { rawHttp, sendHttp, tryUpgrade, type Reply } from '../../../helpers/httpProbe';
 import { MALFORMED_FRAMES, frame, openRawWebSocket, textFrame } from '../../../helpers/rawWebSocket';
 
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** A raw HTTP request, so Host and Origin can be anything a hostile page or resolver would send. */
-function send(web: WebHost, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: web.port, path, method: options.method ?? 'GET', headers: { Host: `127.0.0.1:${web.port}`, ...options.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    if (options.body !== undefined) req.write(options.body);
-    req.end();
-  });
-}
-
-/** Bytes on a fresh TCP connection; resolves with everything the server sent until it closed or went quiet. */
-function rawHttp(port: number, text: string, quietMs = 2000): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let out = '';
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const done = () => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(out);
-    };
-    socket.on('data', (c) => {
-      out += String(c);
-      clearTimeout(timer);
-      timer = setTimeout(done, quietMs);
-    });
-    socket.on('close', done);
-    socket.on('error', done);
-    socket.write(text);
-  });
-}
-
-/** Tries a WebSocket upgrade; resolves with the HTTP status it was refused with, or 101. */
-function upgrade(web: WebHost, headers: Record<string, string>, origin?: string): Promise<number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${web.port}/api/ws`, { headers, ...(origin && { origin }) });
-    ws.on('open', () => {
-      ws.close();
-      resolve(101);
-    });
-    ws.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      ws.terminate();
-    });
-    ws.on('error', () => undefined);
-  });
-}
+/** A raw HTTP request to `web`, so Host and Origin can be anything a hostile page or resolver would send. */
+const send = (web: WebHost, path: string, options: Parameters<typeof sendHttp>[2] = {}): Promise<Reply> => sendHttp(web.port, path, options);
+const upgrade = (web: WebHost, headers: Record<string, string>, origin?: string): Promise<number> => tryUpgrade(web.port, headers, origin === undefined ? {} : { origin });
 
 const codeOf = (url: string) => new URL(url).searchParams.get('token')!;
 const cookieOf = (reply: Reply) => String(reply.headers['set-cookie']).split(';')[0]!;
