@@ -58,9 +58,17 @@ export function serveSocket(ws: WebSocket, options: { router: Router; limits: So
   const behind = (): boolean => ws.bufferedAmount > limits.highWaterBytes;
 
   /** Sends one message; its write callback lets waiting calls go once the client has read enough. */
-  const send = (value: unknown): void => {
+  const send = (value: { id?: unknown } & Record<string, unknown>): void => {
     if (ws.readyState !== ws.OPEN) return;
-    ws.send(JSON.stringify(value), () => pump());
+    let text: string;
+    try {
+      text = JSON.stringify(value);
+    } catch (error) {
+      // A value JSON cannot spell (too deep, a cycle) is a bug; it must not become an unhandled rejection that ends the process.
+      log(`skillbench serve: internal error: an answer could not be encoded (${error instanceof Error ? error.name : 'error'})`);
+      text = JSON.stringify({ id: value.id ?? null, ok: false, error: errorData('internal', 500, 'internal error: the answer could not be encoded') });
+    }
+    ws.send(text, () => pump());
     watch();
   };
 

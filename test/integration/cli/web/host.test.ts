@@ -394,6 +394,30 @@ describe('web host backpressure', () => {
   });
 });
 
+describe('a web host whose handler answers what JSON cannot encode', () => {
+  it('sends an internal error for that call and keeps serving the socket', async () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    const handlers: Handlers = {
+      'workspace.list': async () => cyclic as never,
+      'app.info': async () => ({ version: 't', host: 'browser', methods: [], events: [], workspace: null, platform: 'linux' }),
+    };
+    const web = await startWebHost({ router: new Router({ handlers, subscribe: (l) => new EventHub().subscribe(l) }), staticDir: tmpdir() });
+    try {
+      const raw = await openRawWebSocket(web.port, { Authorization: `Bearer ${web.createSession()}` });
+      raw.write(textFrame(JSON.stringify({ id: 1, method: 'workspace.list' })));
+      raw.write(textFrame(JSON.stringify({ id: 2, method: 'app.info' })));
+      await expect.poll(() => raw.messages.length, { timeout: 10_000 }).toBe(2);
+      const answers = raw.messages.map((m) => JSON.parse(m) as { id: number; ok: boolean; error?: { code: string } });
+      expect(answers.find((a) => a.id === 1)).toMatchObject({ ok: false, error: { code: 'internal' } });
+      expect(answers.find((a) => a.id === 2)).toMatchObject({ ok: true });
+      raw.socket.destroy();
+    } finally {
+      await web.close();
+    }
+  });
+});
+
 describe('a web host bound to every interface', () => {
   it('answers at every address of this machine and its host name, as its warning says, and still refuses a foreign Host', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'skillbench-host-lan-'));
