@@ -87,6 +87,18 @@ export interface WebHost {
 const HEADERS_TIMEOUT_MS = 20_000;
 const REQUEST_TIMEOUT_MS = 60_000;
 
+/**
+ * What a browser's `Sec-Fetch-Site` allows, when it sent one: API calls and
+ * sockets come only from this origin's own page (`same-origin`); a page may
+ * also be opened from elsewhere on this machine (`same-site`, another port) or
+ * by the user (`none`), never by a foreign site.
+ */
+function fetchSiteAllowed(req: IncomingMessage, api: boolean): boolean {
+  const site = req.headers['sec-fetch-site'];
+  if (site === undefined) return true;
+  return api ? site === 'same-origin' || site === 'none' : site !== 'cross-site';
+}
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }
@@ -329,7 +341,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
       else sendText(source, 403, 'Forbidden: cross-origin request.');
       return;
     }
-    if (!signIn && req.headers['sec-fetch-site'] === 'cross-site') {
+    if (!signIn && !fetchSiteAllowed(req, json)) {
       if (json) sendError(source, errorData('forbidden', 403, 'cross-site requests are refused'));
       else sendText(source, 403, 'Forbidden: cross-site request.');
       return;
@@ -394,7 +406,7 @@ export async function startWebHost(options: WebHostOptions): Promise<WebHost> {
     if (!target.startsWith('/') || new URL(`http://host.invalid${target}`).pathname !== '/api/ws') return refuse(404, 'Not Found');
     if (!checkHost(req)) return refuse(403, 'Forbidden');
     // A browser always sends Origin on a WebSocket: a foreign one is a cross-site page.
-    if (!checkOrigin(req) || req.headers['sec-fetch-site'] === 'cross-site') return refuse(403, 'Forbidden');
+    if (!checkOrigin(req) || !fetchSiteAllowed(req, true)) return refuse(403, 'Forbidden');
     if (!sessionOf(req)) return refuse(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws, { router: options.router, limits, log }));
   });

@@ -190,13 +190,20 @@ describe('web host security', () => {
     const preflight = await send(web, '/api/app.info', { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
     expect(preflight.status).toBe(403);
     expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
-    const crossSite = await send(web, '/api/app.info', { method: 'POST', headers: { ...json, 'Sec-Fetch-Site': 'cross-site' }, body: '{}' });
-    expect(crossSite.status).toBe(403);
+    for (const site of ['cross-site', 'same-site', 'bogus']) {
+      const r = await send(web, '/api/app.info', { method: 'POST', headers: { ...json, 'Sec-Fetch-Site': site }, body: '{}' });
+      expect(r.status, site).toBe(403);
+    }
+    expect((await send(web, '/api/app.info', { method: 'POST', headers: { ...json, 'Sec-Fetch-Site': 'same-origin' }, body: '{}' })).status).toBe(200);
+    // A page may be opened from another port of this machine, never from a foreign site.
+    expect((await send(web, '/', { headers: { Authorization: `Bearer ${session}`, 'Sec-Fetch-Site': 'same-site' } })).status).toBe(200);
+    expect((await send(web, '/', { headers: { Authorization: `Bearer ${session}`, 'Sec-Fetch-Site': 'cross-site' } })).status).toBe(403);
   });
 
   it('refuses a cross-site WebSocket upgrade and one without a session', async () => {
     expect(await upgrade(web, { Authorization: `Bearer ${session}` }, 'https://evil.example')).toBe(403);
     expect(await upgrade(web, { Authorization: `Bearer ${session}`, 'Sec-Fetch-Site': 'cross-site' })).toBe(403);
+    expect(await upgrade(web, { Authorization: `Bearer ${session}`, 'Sec-Fetch-Site': 'same-site' })).toBe(403);
     expect(await upgrade(web, {}, web.origin)).toBe(401);
     expect(await upgrade(web, { Authorization: 'Bearer wrong' }, web.origin)).toBe(401);
     expect(await upgrade(web, { Authorization: `Bearer ${session}` }, web.origin)).toBe(101);
