@@ -25,11 +25,15 @@ describe('the workbench in Chromium', () => {
       const consoleErrors: string[] = [];
       page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
       page.on('pageerror', (e) => consoleErrors.push(e.message));
+      // The page's calls and events go over its WebSocket: count the frames it receives.
+      let socketFrames = 0;
+      page.on('websocket', (ws) => ws.on('framereceived', () => (socketFrames += 1)));
       await page.goto(link);
       await page.getByTestId('shell').waitFor();
       await page.getByTestId('connection-row-default').waitFor();
       expect(new URL(page.url()).href).toBe(`${app.origin}/`);
       await expect(page.getByTestId('status-connection').textContent()).resolves.toContain('Local registry');
+      await expect.poll(() => socketFrames).toBeGreaterThan(0);
       expect(consoleErrors).toEqual([]);
 
       // A reload, and the spent address from the history, go on with the same session.
