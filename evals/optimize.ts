@@ -264,6 +264,8 @@ export interface OptimizeOptions {
   cache?: AnswerCache;
   /** Aborts the runs in flight; recorded cells are kept, so the same call resumes. */
   signal?: AbortSignal;
+  /** Removes secrets from every cell the runs record (core/redact.ts). */
+  redact?: (text: string) => string;
   onEvent?: (event: OptimizeEvent) => void;
 }
 
@@ -349,6 +351,7 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
         ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
         ...(options.cache && { cache: options.cache }),
         ...(options.signal && { signal: options.signal }),
+        ...(options.redact && { redact: options.redact }),
       },
       {
         onStart: ({ header, progress }) => emit({ type: 'run_started', phase, round, variants: header.variants.map((v) => v.label), cells: progress.total, resumed: progress.resumed }),

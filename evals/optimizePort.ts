@@ -241,6 +241,7 @@ export function optimizeHandlers(
             repeats: request.repeats,
             ...(cache && { cache }),
             signal: abort.signal,
+            redact: host.redact,
             onEvent,
           }),
         );
@@ -255,7 +256,7 @@ export function optimizeHandlers(
         }
       } catch (error) {
         view.status = abort.signal.aborted ? 'stopped' : 'failed';
-        if (!abort.signal.aborted) view.error = toErrorData(error);
+        if (!abort.signal.aborted) view.error = toErrorData(error, { redact: host.redact });
         view.progress = { ...view.progress, phase: 'done', message: abort.signal.aborted ? 'stopped; a rerun with the same seed answers from the recorded cells' : view.error?.message ?? 'failed' };
       } finally {
         clearInterval(timer);

@@ -225,6 +225,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       ...(concurrency !== undefined && { concurrency }),
       ...(cache && { cache }),
       signal: abort.signal,
+      ...(io.redact && { redact: io.redact }),
       onEvent(event) {
         if (event.type === 'split') {
           const s = event.split;

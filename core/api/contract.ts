@@ -121,12 +121,23 @@ export const versionSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER
 /** An Idempotency-Key: 1..255 visible ASCII characters. */
 export const idempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'an idempotency key is visible ASCII without spaces');
 
+/**
+ * No NUL or other control character: no file system stores one in a name, and
+ * Node's refusal of a NUL would quote the whole absolute path back.
+ */
+const noControlCharacters = (what: string) =>
+  [(p: string) => ![...p].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), `${what} must not contain a NUL or another control character`] as const;
+
 /** A workspace-relative path with `/` separators (never absolute, never `..`). */
 export const workspacePathSchema = z
   .string()
   .min(1)
   .max(1024)
+  .refine(...noControlCharacters('a workspace path'))
   .refine((p) => !p.startsWith('/') && !/^[a-zA-Z]:/.test(p) && !p.includes('\\') && !p.split('/').includes('..'), 'a path relative to the workspace, with / separators and no ..');
+
+/** A folder on this machine, as the user typed or picked it. */
+export const folderSchema = z.string().min(1).max(4096).refine(...noControlCharacters('a folder'));
 
 /** The revision a draft was opened from: what publish sends as If-Match. */
 export const draftBaseSchema = z.strictObject({ version: versionSchema, etag: etagSchema });
@@ -1152,7 +1163,7 @@ export const METHODS = {
   ),
 
   /** Opens a folder as the workspace (watched for external edits). */
-  'workspace.open': method<WorkspaceView>()(z.strictObject({ dir: z.string().min(1).max(4096) })),
+  'workspace.open': method<WorkspaceView>()(z.strictObject({ dir: folderSchema })),
   /** The open workspace, or null. */
   'workspace.list': method<WorkspaceView | null>()(empty),
   'workspace.read': method<WorkspaceFile>()(z.strictObject({ path: workspacePathSchema })),

@@ -12,11 +12,11 @@ import { ConnectionManager } from '../connections/manager';
 import { probeStore } from '../connections/open';
 import { WorkbenchError } from '../errors';
 import { describeProviders, safeParseModelSpec } from '../models/index';
-import { redactSecrets } from '../models/errors';
+import { createRedactor, redactMessage, redactValue, secretsFromEnv } from '../redact';
 import { appDataDir } from '../store/connect';
 import { advisorAnalyze } from './advisorMethods';
 import { CatalogScans } from './catalogScan';
-import type { AppInfo, ConnectionProfile, ConnectionView, ProviderView, WorkbenchResults } from './contract';
+import type { AppInfo, ConnectionProfile, ConnectionState, ConnectionView, ProviderView, WorkbenchResults } from './contract';
 import { EVENT_NAMES } from './contract';
 import { toErrorData } from './errors';
 import type { EvalsPort } from './evalsPort';
@@ -64,7 +64,12 @@ export interface WorkbenchService extends RouterSource {
   readonly events: EventHub;
   /** Opens `dir` as the workspace, as `workspace.open` does (composition roots call it at start). */
   openWorkspace(dir: string): Promise<WorkbenchResults['workspace.open']>;
-  /** Replaces every saved connection secret and secret environment value in `text` with `***` (for routers and logs). */
+  /**
+   * The host's redactor for messages (core/redact.ts): every secret of the
+   * environment (by the same rules as the CLI), every saved connection secret
+   * unsealed so far, URL credentials, and credential shapes. Routers, logs and
+   * run records use it.
+   */
   redact(text: string): string;
   /** Closes stores, watchers and runs. Idempotent. */
   close(): Promise<void>;
@@ -83,22 +88,6 @@ function defaultActor(env: Record<string, string | undefined>): string {
   }
 }
 
-/** Names of environment variables whose values are secrets (model keys, tokens, the secret-store key). */
-const SECRET_ENV = /(?:_API_KEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD)$/;
-
-/**
- * What a host removes from every message and detail that crosses to a client:
- * the values of secret environment variables, URL passwords, bearer tokens and
- * strings shaped like provider keys. The composition roots hand it to their router.
- */
-export function secretRedactor(env: Record<string, string | undefined> = process.env): (text: string) => string {
-  const values = Object.entries(env)
-    .filter(([name, value]) => SECRET_ENV.test(name) && typeof value === 'string' && value.length >= 6)
-    .map(([, value]) => value as string)
-    .sort((a, b) => b.length - a.length);
-  return (text) => redactSecrets(text.replace(/(\/\/[^/\s:@]*:)[^@\s/]*@/g, '$1***@'), values);
-}
-
 /** Builds the service. */
 export function createWorkbenchService(options: WorkbenchServiceOptions): WorkbenchService {
   const env = options.env ?? process.env;
@@ -106,17 +95,21 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const events = new EventHub();
   const source = options.connections ?? new ConnectionManager({ dataDir, env });
   const manager = source instanceof ConnectionManager ? source : undefined;
+  // The one redactor of core/redact.ts, as the CLI builds it: the environment's secrets, then the saved connections' as they are unsealed.
+  const known = createRedactor(secretsFromEnv(env));
+  const redact = (text: string): string => redactMessage(manager ? manager.redact(text) : text, known);
+  // A connection's state carries the message of why it failed, which may quote a host's answer.
+  const stateView = (state: ConnectionState): ConnectionState => redactValue(state, redact);
   const pool = new ConnectionPool(source, {
-    onState: (name, state) => events.emit('connections.changed', { kind: 'state', name, state }),
+    onState: (name, state) => events.emit('connections.changed', { kind: 'state', name, state: stateView(state) }),
     ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
   });
   const scans = new CatalogScans();
-  const redact = secretRedactor(env);
 
   const view = async (profile: ConnectionProfile): Promise<ConnectionView> => ({
     profile,
     secrets: await source.secretsPresence(profile.name),
-    state: pool.state(profile.name),
+    state: stateView(pool.state(profile.name)),
   });
 
   const workspace = workspaceMethods({ pool, events, draftsDir: join(dataDir, 'drafts'), ...(options.watch && { watch: options.watch }) });
@@ -153,7 +146,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 
     'connections.close': async (params) => ({ closed: await pool.close(params.name) }),
 
-    ...(manager && connectionMethods(manager, pool, events, view)),
+    ...(manager && connectionMethods(manager, pool, events, view, redact)),
 
     'models.list': async () => ({ providers: (await describeProviders({ env })) satisfies ProviderView[] }),
 
@@ -178,6 +171,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
         workspace: () => workspace.root(),
         draft: (id) => workspace.draft(id),
         emit: (name, payload) => events.emit(name, payload),
+        redact,
       }),
     );
   }
@@ -195,7 +189,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   return {
     handlers,
     events,
-    redact: (text) => redact(manager ? manager.redact(text) : text),
+    redact,
     subscribe: (listener) => events.subscribe(listener),
     async openWorkspace(dir) {
       return workspace.handlers['workspace.open']!({ dir }, { transport: 'direct' });
@@ -212,7 +206,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 }
 
 /** The methods that change saved profiles: they exist only over a {@link ConnectionManager}. */
-function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, events: EventHub, view: (profile: ConnectionProfile) => Promise<ConnectionView>): Handlers {
+function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, events: EventHub, view: (profile: ConnectionProfile) => Promise<ConnectionView>, redact: (text: string) => string): Handlers {
   return {
     'connections.save': async (params) => {
       const saved = await manager.save(params);
@@ -228,7 +222,12 @@ function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, eve
       if (removed) events.emit('connections.changed', { kind: 'removed', name: params.name });
       return { removed };
     },
-    'connections.test': async (params) => manager.test(params),
+    // The secrets under test are not saved yet, so the manager's redactor does not know them: they go by value.
+    'connections.test': async (params) => {
+      const typed = Object.values('secrets' in params ? (params.secrets ?? {}) : {}).filter((v): v is string => typeof v === 'string');
+      const withTyped = createRedactor(typed);
+      return redactValue(await manager.test(params), (text) => redact(withTyped(text)));
+    },
     'connections.export': async (params) => manager.exportProfiles(params.names),
     'connections.import': async (params) => {
       const report = await manager.importProfiles(params.document, params.on_conflict);

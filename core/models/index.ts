@@ -18,7 +18,7 @@ import { parseModelSpec, type LlamaCppSpec, type ModelSpec } from './spec';
 import { createDispatcher, fetchVia, sharedDispatcher, type TransportOptions } from './transport';
 import type { ModelClient } from './types';
 
-export { ModelError, ModelSpecError, classifyError, isModelError, redactSecrets } from './errors';
+export { ModelError, ModelSpecError, classifyError, isModelError } from './errors';
 export { parseModelSpec, safeParseModelSpec } from './spec';
 export type { ModelSpec } from './spec';
 export { MODEL_ALIASES, BUILTIN_MODELS, resolveModelId, costOf, priceOf } from './aliases';

@@ -13,6 +13,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   evals: () => import('./evals'),
   optimize: () => import('./optimize'),
   api: () => import('./api'),
+  'serve-memory': () => import('./serve'),
   editor: () => import('./editor'),
   workspace: () => import('./workspace'),
   'ui-catalog': () => import('./ui'),

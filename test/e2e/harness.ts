@@ -5,7 +5,7 @@
  *
  * ```ts
  * const app = await startApp();              // builds the renderer if stale, serves it on a free port
- * const page = await app.page();             // a fresh browser context, signed in with the launch's token
+ * const page = await app.page();             // a fresh browser context, signed in with a fresh one-time link
  * await page.getByTestId('shell').waitFor();
  * await screenshot(page, 'catalog-1280');    // test/e2e/screenshots/catalog-1280.png
  * await app.close();                         // browser, server and temp folder
@@ -16,6 +16,7 @@
  * `seed` writes skills into it through the store API before the server starts.
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -133,9 +134,10 @@ export interface AppOptions {
 
 /** A running `skillbench serve` and a browser pointed at it. */
 export interface App {
-  /** The address the server printed, with its token. */
+  /** The address the server printed; its one-time sign-in code is left for a test to open once. */
   url: string;
   origin: string;
+  /** The launch's bearer token for scripts (`serve --token-env`), for `Authorization: Bearer`. */
   token: string;
   /** The app-data folder (`SKILLBENCH_HOME`). */
   home: string;
@@ -146,7 +148,7 @@ export interface App {
   pid: number;
   /** Everything the server wrote to stderr so far. */
   serverLog(): string;
-  /** A new signed-in browser context and page at `viewport` (default 1280×800). */
+  /** A new browser context and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it. */
   page(viewport?: { width: number; height: number }): Promise<Page>;
   /** Calls a WorkbenchApi method over HTTP with the bearer token, as a script would. */
   call<T = unknown>(method: string, params?: unknown): Promise<T>;
@@ -166,7 +168,9 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       await store.close();
     }
   }
-  const { child, done } = startCli(['serve', '--port', '0'], { cwd: home, env: { SKILLBENCH_HOME: home, USER: 'e2e', ...options.env } });
+  // The harness's own bearer token for this launch (serve --token-env): the printed sign-in address stays unspent.
+  const token = randomBytes(32).toString('base64url');
+  const { child, done } = startCli(['serve', '--port', '0', '--token-env', 'SKILLBENCH_E2E_TOKEN'], { cwd: home, env: { SKILLBENCH_HOME: home, USER: 'e2e', SKILLBENCH_E2E_TOKEN: token, ...options.env } });
   let stderr = '';
   child.stderr!.on('data', (c) => (stderr += String(c)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -183,7 +187,13 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     done.then((run) => reject(new Error(`skillbench serve exited (${run.code}) before printing its address:\n${run.stderr}`)), reject);
   });
   const parsed = new URL(url);
-  const token = parsed.searchParams.get('token') ?? '';
+  // A sign-in address signs in once: each browser context gets one minted for it.
+  const signInLink = async (): Promise<string> => {
+    const res = await fetch(`${parsed.origin}/auth/code`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: '{}' });
+    const minted = (await res.json()) as { ok: boolean; result?: { url: string } };
+    if (!minted.result) throw new Error(`skillbench serve minted no sign-in link (${res.status})`);
+    return minted.result.url;
+  };
   const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'] });
   const contexts: BrowserContext[] = [];
   let closed = false;
@@ -205,7 +215,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       ERRORS.set(page, errors);
-      await page.goto(url);
+      await page.goto(await signInLink());
       await page.getByTestId('shell').waitFor();
       return page;
     },

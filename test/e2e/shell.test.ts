@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
 import { addEmptyExample, openEditor, statusErrors } from './authoring';
-import { E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
+import { E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, VIEWPORTS, type App } from './harness';
 
 describe('the workbench in Chromium', () => {
   let app: App;
@@ -16,13 +16,46 @@ describe('the workbench in Chromium', () => {
     await app?.close();
   });
 
-  it('opens the shell from the address skillbench serve prints, and drops the token from the address bar', async () => {
-    const page = await app.page();
-    expect(new URL(page.url()).searchParams.has('token')).toBe(false);
-    await expect(page.getByTestId('status-bar').isVisible()).resolves.toBe(true);
-    await page.getByTestId('connection-row-default').waitFor();
-    await expect(page.getByTestId('status-connection').textContent()).resolves.toContain('Local registry');
-    expect(pageErrors(page)).toEqual([]);
+  it('signs a browser in once from the address skillbench serve prints, drops the code from the address bar, keeps the session on reload, and logs no console error', async () => {
+    const link = app.url;
+    const context = await app.browser.newContext({ viewport: { ...VIEWPORTS[0] }, colorScheme: 'dark' });
+    const other = await app.browser.newContext({ viewport: { ...VIEWPORTS[0] }, colorScheme: 'light' });
+    try {
+      const page = await context.newPage();
+      const consoleErrors: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+      page.on('pageerror', (e) => consoleErrors.push(e.message));
+      // The page's calls and events go over its WebSocket: count the frames it receives.
+      let socketFrames = 0;
+      page.on('websocket', (ws) => ws.on('framereceived', () => (socketFrames += 1)));
+      await page.goto(link);
+      await page.getByTestId('shell').waitFor();
+      await page.getByTestId('connection-row-default').waitFor();
+      expect(new URL(page.url()).href).toBe(`${app.origin}/`);
+      await expect(page.getByTestId('status-connection').textContent()).resolves.toContain('Local registry');
+      await expect.poll(() => socketFrames).toBeGreaterThan(0);
+      expect(consoleErrors).toEqual([]);
+
+      // A reload, and the spent address from the history, go on with the same session.
+      await page.reload();
+      await page.getByTestId('connection-row-default').waitFor();
+      await page.goto(link);
+      await page.getByTestId('connection-row-default').waitFor();
+      expect(new URL(page.url()).href).toBe(`${app.origin}/`);
+      expect(consoleErrors).toEqual([]);
+
+      // In another browser the spent address signs in nothing, and the page says why.
+      const stranger = await other.newPage();
+      await stranger.goto(link);
+      await stranger.getByRole('heading', { name: 'Sign-in link already used' }).waitFor();
+      await expect(stranger.getByTestId('shell').count()).resolves.toBe(0);
+      await screenshotSizes(stranger, 'sign-in-link-used-light');
+      await stranger.emulateMedia({ colorScheme: 'dark' });
+      await screenshotSizes(stranger, 'sign-in-link-used-dark');
+    } finally {
+      await context.close();
+      await other.close();
+    }
   });
 
   it('shows the catalog of the embedded registry with the example skills', async () => {
