@@ -1,0 +1,125 @@
+/**
+ * The optimizer's report and progress events: plain data, written whole by
+ * `--json` and carried (trimmed) to the workbench.
+ */
+import type { JsonPatchOperation } from '../core/package/jsonPatch';
+import type { CaseSplit } from './optimizeSplit';
+import type { RunProgress } from './runner';
+import type { ModelInfo, PairedComparison } from './types';
+
+/** A description's score on one model. */
+export interface ModelScore {
+  model: string;
+  /** Share of answered cells that were right; null when no cell was answered. */
+  accuracy: number | null;
+  correct: number;
+  answered: number;
+  errors: number;
+}
+
+/** Why a candidate was not evaluated. */
+export type CandidateDrop = 'validation_failed' | 'over_budget' | 'duplicate' | 'too_many';
+
+/** One proposed description and what became of it. */
+export interface CandidateReport {
+  /** `r<round>c<n>`. */
+  id: string;
+  round: number;
+  description: string;
+  rationale: string;
+  status: 'evaluated' | 'dropped';
+  reason?: CandidateDrop;
+  /** Why it was dropped, for a person. */
+  message?: string;
+  /** Estimated tokens of the whole activation catalog with this description (absent when it did not validate). */
+  catalog_tokens?: number;
+  /** Estimated tokens of this skill's own catalog line. */
+  line_tokens: number;
+  train?: ModelScore[];
+  /** Mean train accuracy across models; null when a model answered no train cell. */
+  mean_train?: number | null;
+  /** Warnings of the package with this description (quality advice, not blocking). */
+  warnings?: string[];
+}
+
+/** What a round did. */
+export interface RoundReport {
+  round: number;
+  /** The description the round started from (`original` or a candidate id). */
+  from: string;
+  proposed: number;
+  evaluated: number;
+  /** The best evaluated candidate of the round, and whether it went forward. */
+  best: string | null;
+  advanced: boolean;
+  notes: string[];
+}
+
+/** The held-out comparison on one model: winner (`a`) against the original (`b`). */
+export interface HeldoutModel {
+  model: string;
+  winner: ModelScore;
+  original: ModelScore;
+  /** The per-case comparison, exactly as `eval` reports it. */
+  comparison: PairedComparison;
+  /** Right on more disagreeing cases than the original, and significant. */
+  better: boolean;
+  /** The original was right on more disagreeing cases. */
+  worse: boolean;
+}
+
+/** The proposed description and how to apply it. */
+export interface Winner {
+  candidate: string;
+  description: string;
+  /** RFC 6902 patch for the package file: a `test` of the current description, then a `replace`. */
+  patch: JsonPatchOperation[];
+  catalog_tokens: number;
+}
+
+/** Where a run's cells are kept. */
+export interface RunRef {
+  phase: 'train' | 'heldout';
+  round: number;
+  /** Run folder, relative to the working directory. */
+  run_dir: string;
+  config_hash: string;
+}
+
+/** The optimizer's report (`--json` writes it whole). */
+export interface OptimizeReport {
+  format: 'skillbench.optimize/v1';
+  skill: string;
+  file: string;
+  seed: number;
+  verdict: 'proven_gain' | 'no_proven_gain';
+  /** One sentence explaining the verdict. */
+  reason: string;
+  /** The proposed description, only with `proven_gain`. */
+  winner: Winner | null;
+  /** The best description by train score, whatever the verdict (null when none beat the original). */
+  best: { candidate: string; description: string; mean_train: number | null } | null;
+  models: ModelInfo[];
+  proposer: { spec: string; isBaseline: boolean };
+  repeats: number;
+  alpha: number;
+  split: CaseSplit;
+  catalog: { budget: number; source: string; competitors: string[] };
+  /** Doubts about the catalog (a binding that could not be pinned, ...). */
+  warnings: string[];
+  original: { description: string; catalog_tokens: number; line_tokens: number; train: ModelScore[]; mean_train: number | null };
+  candidates: CandidateReport[];
+  rounds: RoundReport[];
+  /** The held-out comparison of the best candidate, when one beat the original on train. */
+  heldout: HeldoutModel[] | null;
+  runs: RunRef[];
+}
+
+/** What the optimizer is doing, for a progress display. */
+export type OptimizeEvent =
+  | { type: 'split'; split: CaseSplit }
+  | { type: 'run_started'; phase: 'train' | 'heldout'; round: number; variants: string[]; cells: number; resumed: number }
+  | { type: 'cell'; phase: 'train' | 'heldout'; round: number; progress: RunProgress }
+  | { type: 'proposed'; round: number; candidates: CandidateReport[] }
+  | { type: 'round_finished'; round: RoundReport }
+  | { type: 'finished'; verdict: OptimizeReport['verdict']; reason: string };
