@@ -15,15 +15,19 @@
  * - Any model spec (`openai:smart`, ...) gives a language-model proposer with
  *   a versioned prompt, strict decoding and one correction attempt.
  */
+import { WorkbenchError } from '../core/errors';
+import { openModel, safeParseModelSpec } from '../core/models/index';
 import type { ChatMessage, ModelClient } from '../core/models/types';
 import { callForStructure } from '../core/models/structured';
 import { tokenize } from '../core/models/lexical';
 import { onlyKeys } from '../core/advisor/decode';
+import { DEFAULT_AUTHORING_LIMITS } from '../core/package/limits';
 import { ACTIVATION_PHRASES } from '../core/package/rules';
 import { SELECTOR_TEMPERATURE } from '../core/selector/call';
 import { decodeJsonObject, type Decoded } from '../core/selector/decode';
 import { fillTemplate } from '../core/selector/prompts/template';
 import { encodeText, safeJson } from '../core/selector/util';
+import { cachedModel, type AnswerCache } from './cache';
 import type { Expectation } from './metrics';
 
 /** One skill of the catalog the skill under test competes in (body-free catalog metadata). */
@@ -334,4 +338,37 @@ export function createModelProposer(model: ModelClient, options: { maxDescriptio
       };
     },
   };
+}
+
+/** Options of {@link openProposer}. */
+export interface OpenProposerOptions {
+  /** Environment for keys and base URLs. */
+  env: Readonly<Record<string, string | undefined>>;
+  /** Per-attempt timeout of a model proposer's calls, in ms. */
+  timeoutMs: number;
+  /** Answer cache for a model proposer's calls, so a rerun with the same seed proposes the same candidates. */
+  cache?: AnswerCache;
+  /** How the setting is named in errors (`--proposer` on the command line). */
+  setting?: string;
+  /** Opens the model (tests and hosts inject theirs). */
+  open?: typeof openModel;
+}
+
+/**
+ * The proposer of `spec`: the keyword proposer, or a language-model proposer
+ * whose client is pushed to `opened` for the caller to close. Throws
+ * `invalid_request` (pointer `/proposer`) for a spec that does not parse or
+ * names a baseline selector, which cannot write descriptions.
+ */
+export async function openProposer(spec: string, options: OpenProposerOptions, opened: ModelClient[]): Promise<DescriptionProposer> {
+  if (spec === KEYWORD_PROPOSER_SPEC) return createKeywordProposer();
+  const setting = options.setting ?? 'proposer';
+  const refuse = (message: string) => new WorkbenchError('invalid_request', `${setting}: ${message}`, { details: { pointer: '/proposer' } });
+  const parsed = safeParseModelSpec(spec);
+  if (!parsed.success) throw refuse(parsed.error.message);
+  if (parsed.output.kind === 'baseline') throw refuse(`${spec} selects skills but cannot write descriptions; use ${KEYWORD_PROPOSER_SPEC} or a language model`);
+  const model = await (options.open ?? openModel)(spec, { env: options.env, timeoutMs: options.timeoutMs, retries: { retryOn: ['server'] } });
+  opened.push(model);
+  // Cached like the evaluated models (repeat 0), so a rerun with the same seed proposes the same candidates and resumes.
+  return createModelProposer(options.cache ? cachedModel(model, options.cache, 0) : model, { maxDescriptionChars: DEFAULT_AUTHORING_LIMITS.maxDescriptionChars });
 }

@@ -5,13 +5,13 @@
  */
 import { join } from 'node:path';
 import { resolve } from 'node:path';
-import { closeSharedDispatcher, openModel, safeParseModelSpec } from '../../core/models/index';
+import { closeSharedDispatcher, openModel } from '../../core/models/index';
 import type { ModelClient } from '../../core/models/types';
 import type { SkillStore } from '../../core/store/types';
-import { AnswerCache, cachedModel } from '../../evals/cache';
+import { AnswerCache } from '../../evals/cache';
 import { freshSeed, OPTIMIZE_DEFAULTS, optimizeDescription, type ModelScore, type OptimizeEvent, type OptimizeReport } from '../../evals/optimize';
 import { readBindingsFile, resolveTargets } from '../../evals/plan';
-import { createKeywordProposer, createModelProposer, KEYWORD_PROPOSER_SPEC, type DescriptionProposer } from '../../evals/proposers';
+import { KEYWORD_PROPOSER_SPEC, openProposer } from '../../evals/proposers';
 import { writeOptimizeHtml } from '../../evals/reports/optimizeHtml';
 import { writeReportFile } from '../../evals/reports/sink';
 import { DEFAULT_CONCURRENCY } from '../../evals/runner';
@@ -72,18 +72,6 @@ function holdoutArg(value: string | undefined): number | undefined {
   const x = fraction(value, '--holdout');
   if (x !== undefined && (x <= 0 || x >= 1)) throw new UsageError(`--holdout must be between 0 and 1 (exclusive), got '${value}'`);
   return x;
-}
-
-/** The proposer of `spec`; a model proposer's client is pushed to `opened` for closing. */
-async function openProposer(spec: string, io: CliIo, opened: ModelClient[], cache: AnswerCache | undefined, timeoutMs: number): Promise<DescriptionProposer> {
-  if (spec === KEYWORD_PROPOSER_SPEC) return createKeywordProposer();
-  const parsed = safeParseModelSpec(spec);
-  if (!parsed.success) throw new UsageError(`--proposer: ${parsed.error.message}`);
-  if (parsed.output.kind === 'baseline') throw new UsageError(`--proposer: ${spec} selects skills but cannot write descriptions; use ${KEYWORD_PROPOSER_SPEC} or a language model`);
-  const model = await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } });
-  opened.push(model);
-  // Cached like the evaluated models, so a rerun with the same seed proposes the same candidates and resumes.
-  return createModelProposer(cache ? cachedModel(model, cache, 0) : model, { maxDescriptionChars: 1024 });
 }
 
 /** Progress on stderr: phases as they start, and cell counts every few seconds. */
@@ -198,7 +186,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   };
   try {
     const cache = values['no-cache'] ? undefined : new AnswerCache(join(io.cwd, '.skillbench', 'cache'));
-    const proposer = await openProposer(values.proposer ?? KEYWORD_PROPOSER_SPEC, io, opened, cache, timeoutMs);
+    const proposer = await openProposer(values.proposer ?? KEYWORD_PROPOSER_SPEC, { env: io.env, timeoutMs, setting: '--proposer', ...(cache && { cache }) }, opened);
     const models: ModelClient[] = [];
     for (const spec of specs) {
       const model = await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } });
