@@ -25,27 +25,29 @@
  * Nothing is published and no file is written except the run folders.
  */
 import { randomBytes } from 'node:crypto';
-import { relative } from 'node:path';
+import { dirname, relative } from 'node:path';
 import { WorkbenchError } from '../core/errors';
 import type { ModelClient } from '../core/models/types';
 import { DEFAULT_AUTHORING_LIMITS } from '../core/package/limits';
 import { skillKey } from '../core/package/types';
+import { formatP } from '../core/report/format';
 import type { SkillBinding } from '../core/selector/types';
 import { readFileBounded } from '../core/workspace/read';
+import { extraCasesPath } from '../core/workspace/targets';
 import type { AnswerCache } from './cache';
 import { prepareDraft, type PreparedDraft } from './catalog';
 import { runHeldout } from './optimizeHeldout';
 import type { OptimizeEvent, OptimizeReport, RunRef, Winner } from './optimizeReport';
 import { lineTokens, ORIGINAL, runTrainRounds } from './optimizeRounds';
-import { splitCases } from './optimizeSplit';
+import { heldoutPower, splitCases, type CaseCounts, type HeldoutPower } from './optimizeSplit';
 import { planEval, type DraftTarget, type PlanProblem, type PlanStore } from './plan';
 import type { CatalogLine, DescriptionProposer } from './proposers';
 import { runEval, type EvalVariantPlan } from './runner';
 import type { EvalCase } from './suite';
 
 export type { CandidateDrop, CandidateReport, HeldoutModel, ModelScore, OptimizeEvent, OptimizeReport, RoundReport, RunRef, Winner } from './optimizeReport';
-export type { CaseSplit, SplitCase } from './optimizeSplit';
-export { splitCases } from './optimizeSplit';
+export type { CaseCounts, CaseSplit, HeldoutPower, SplitCase } from './optimizeSplit';
+export { bestMcNemarP, heldoutPower, splitCases } from './optimizeSplit';
 export { judge } from './optimizeHeldout';
 
 /** Defaults of {@link optimizeDescription}. */
@@ -78,8 +80,21 @@ export interface OptimizeOptions {
   onEvent?: (event: OptimizeEvent) => void;
 }
 
+/**
+ * A skill whose held-out split cannot prove any gain: too few cases are held
+ * out for McNemar's test to reach p < alpha even if the winner won every one.
+ * `file` is the extra-cases file to add cases to.
+ */
+export interface TooFewCasesProblem extends Omit<PlanProblem, 'kind'> {
+  kind: 'too_few_cases';
+  power: HeldoutPower;
+}
+
+/** Why a skill cannot be optimized as given. */
+export type OptimizeProblem = PlanProblem | TooFewCasesProblem;
+
 /** Result of {@link optimizeDescription}: the report, or why the skill cannot be optimized as given. */
-export type OptimizeResult = { ok: true; report: OptimizeReport } | { ok: false; problems: PlanProblem[] };
+export type OptimizeResult = { ok: true; report: OptimizeReport } | { ok: false; problems: OptimizeProblem[] };
 
 /**
  * Runs the optimizer (see the module comment). Throws `invalid_request` for
@@ -95,6 +110,8 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
   const alpha = options.alpha ?? OPTIMIZE_DEFAULTS.alpha;
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new WorkbenchError('invalid_request', `rounds must be a positive integer, got ${rounds}`);
   if (!Number.isSafeInteger(perRound) || perRound < 1) throw new WorkbenchError('invalid_request', `candidates per round must be a positive integer, got ${perRound}`);
+  if (!(alpha > 0 && alpha < 1)) throw new WorkbenchError('invalid_request', `alpha must be between 0 and 1 (exclusive), got ${alpha}`);
+  if (!(holdout > 0 && holdout < 1)) throw new WorkbenchError('invalid_request', `the held-out share must be between 0 and 1 (exclusive), got ${holdout}`);
   const emit = (event: OptimizeEvent) => options.onEvent?.(event);
   const { target, store } = options;
   const id = target.id;
@@ -112,6 +129,14 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
   const skillPlan = planned.skills[0]!;
   const planVariant = skillPlan.variants[0]!;
   const originalVariant: EvalVariantPlan = { ...planVariant, info: { ...planVariant.info, label: ORIGINAL } };
+
+  // Before any model is called: a split that cannot reach p < alpha would run every round for nothing.
+  const counts: CaseCounts = { activate: skillPlan.cases.filter((c) => c.expect === 'activate').length, not_activate: skillPlan.cases.filter((c) => c.expect === 'not_activate').length };
+  const power = heldoutPower(counts, holdout, alpha);
+  if (!power.enough) {
+    const file = casesFileOf(target, options.cwd);
+    return { ok: false, problems: [{ kind: 'too_few_cases', skill: key, file, message: tooFewCasesMessage(key, counts, holdout, power, file), findings: [], power }] };
+  }
 
   const draftPackage = await readDraft(options);
   const original = draftPackage.draft.package;
@@ -206,6 +231,29 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
       : null;
   emit({ type: 'finished', verdict: heldout.verdict, reason: heldout.reason });
   return { ok: true, report: { ...base, verdict: heldout.verdict, reason: heldout.reason, winner, best, heldout: heldout.models } };
+}
+
+/** The extra-cases file of the target, relative to `cwd`: where cases are added. */
+function casesFileOf(target: DraftTarget, cwd: string): string {
+  const file = target.extras ?? extraCasesPath(dirname(dirname(target.abs)), target.id);
+  return file !== undefined ? relative(cwd, file) : `skills/evals/${target.id.namespace}/${target.id.name}.json`;
+}
+
+/** Why a split cannot prove a gain, and the fewest cases that would let it. */
+export function tooFewCasesMessage(key: string, counts: CaseCounts, holdout: number, power: HeldoutPower, file: string): string {
+  const n = counts.activate + counts.not_activate;
+  const plural = (k: number, one: string, many = `${one}s`) => `${k} ${k === 1 ? one : many}`;
+  const held =
+    power.heldout === 0
+      ? 'hold out none (a kind needs two cases before one can be held out)'
+      : `hold out ${power.heldout} at the ${holdout} share, and the smallest p-value ${plural(power.heldout, 'held-out case')} can reach is ${formatP(power.best_p)}, not below alpha ${power.alpha}`;
+  const add = power.add!;
+  const kinds = [add.activate > 0 && plural(add.activate, 'should-activate case'), add.not_activate > 0 && plural(add.not_activate, 'should-not-activate case')].filter(Boolean).join(' and ');
+  return (
+    `${key} cannot prove a gain: its ${plural(n, 'case')} (${counts.activate} should, ${counts.not_activate} should-not activate) ${held}. ` +
+    `A proven gain needs at least ${power.needed} held-out cases: add ${plural(add.activate + add.not_activate, 'case')} (${kinds}) to ${file}` +
+    `${power.holdout !== undefined ? `, or hold out a larger share (${power.holdout})` : ''}.`
+  );
 }
 
 /** The draft of the target file, and its description as written (for the patch's `test`). */

@@ -53,8 +53,10 @@ case by case (McNemar, as eval). Nothing is published and FILE is not changed.
                         {verdict, winner, candidates, split, seed, ...}
   --html F              standalone HTML report
 
-Exit codes: 0 done (either verdict), 1 invalid package or cases, 2 usage,
-5 not found, 6 a model unavailable, 130 interrupted (run again to resume).`;
+Exit codes: 0 done (either verdict), 1 invalid package or cases (also too
+few held-out cases to prove a gain: the message says how many to add),
+2 usage, 5 not found, 6 a model unavailable, 130 interrupted (run again to
+resume).`;
 
 const EXIT_INTERRUPTED = 130;
 const PROGRESS_LINE_MS = 5_000;

@@ -919,6 +919,16 @@ export interface OptimizeProgress {
   message: string;
 }
 
+/**
+ * Why a skill cannot be optimized as given: a planning problem, or
+ * `too_few_cases` (the held-out split cannot reach p < alpha; `file` is the
+ * extra-cases file to add cases to, `power` what the split can prove at best).
+ */
+export interface OptimizeProblemView extends Omit<EvalPlanProblem, 'kind'> {
+  kind: EvalPlanProblem['kind'] | 'too_few_cases';
+  power?: { heldout: number; best_p: number; alpha: number; needed: number; enough: boolean; add?: { activate: number; not_activate: number }; holdout?: number };
+}
+
 /** An optimizer run of this session. */
 export interface OptimizeRunView {
   run: string;
@@ -933,8 +943,8 @@ export interface OptimizeRunView {
   candidates: OptimizeCandidateView[];
   /** The report, once finished. */
   report: OptimizeReportView | null;
-  /** Why the skill could not be optimized as given (invalid package, no cases), when that is why it failed. */
-  problems?: EvalPlanProblem[];
+  /** Why the skill could not be optimized as given (invalid package, no cases, too few to prove a gain), when that is why it failed. */
+  problems?: OptimizeProblemView[];
   error?: WorkbenchErrorData;
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { judge, splitCases, type HeldoutModel } from '../../../evals/optimize';
+import { bestMcNemarP, heldoutPower, judge, splitCases, tooFewCasesMessage, type HeldoutModel } from '../../../evals/optimize';
 import { createKeywordProposer, decodeProposals, distinctiveTerms, proposerMessages, type ProposerInput } from '../../../evals/proposers';
 import type { EvalCase } from '../../../evals/suite';
 import { mcnemarExact } from '../../../evals/metrics';
@@ -45,6 +45,62 @@ describe('splitCases', () => {
     expect(() => splitCases(cases(1, 1), 0.4, 1)).toThrow(/cannot be split/);
     expect(() => splitCases(cases(4, 4), 1, 1)).toThrow(/between 0 and 1/);
     expect(() => splitCases(cases(4, 4), 0.4, -1)).toThrow(/seed/);
+  });
+});
+
+describe('heldoutPower', () => {
+  const held = (a: number, b: number, holdout: number) => (a + b === 0 ? 0 : (() => {
+    try {
+      return splitCases(cases(a, b), holdout, 1).heldout.length;
+    } catch {
+      return 0;
+    }
+  })());
+
+  it('knows the best p a held-out set can reach and how many cases significance needs', () => {
+    expect([0, 1, 4, 5, 6].map(bestMcNemarP)).toEqual([1, 1, 0.125, 0.0625, 0.03125]);
+    expect(heldoutPower({ activate: 4, not_activate: 4 }, 0.4, 0.05)).toMatchObject({ heldout: 4, best_p: 0.125, needed: 6, enough: false });
+    expect(heldoutPower({ activate: 8, not_activate: 8 }, 0.4, 0.05)).toMatchObject({ heldout: 6, needed: 6, enough: true });
+    expect(heldoutPower({ activate: 8, not_activate: 8 }, 0.4, 0.01)).toMatchObject({ needed: 8, enough: false });
+    // Two cases: nothing can be held out at all.
+    expect(heldoutPower({ activate: 1, not_activate: 1 }, 0.4, 0.05)).toMatchObject({ heldout: 0, enough: false });
+  });
+
+  it('names the fewest cases to add, and a held-out share that would do, each enough by the split itself (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 25 }), fc.integer({ min: 0, max: 25 }), fc.integer({ min: 1, max: 19 }), fc.constantFrom(0.1, 0.05, 0.01), (a, b, share, alpha) => {
+        const holdout = share / 20;
+        const power = heldoutPower({ activate: a, not_activate: b }, holdout, alpha);
+        expect(power.heldout).toBe(held(a, b, holdout));
+        expect(bestMcNemarP(power.needed)).toBeLessThan(alpha);
+        expect(bestMcNemarP(power.needed - 1)).toBeGreaterThanOrEqual(alpha);
+        expect(power.enough).toBe(power.heldout >= power.needed);
+        if (power.enough) {
+          expect(power.add).toBeUndefined();
+          return;
+        }
+        const add = power.add!;
+        const total = add.activate + add.not_activate;
+        expect(held(a + add.activate, b + add.not_activate, holdout)).toBeGreaterThanOrEqual(power.needed);
+        // No smaller addition, however divided, is enough.
+        for (let x = 0; x < total; x++) expect(held(a + x, b + total - 1 - x, holdout)).toBeLessThan(power.needed);
+        if (power.holdout !== undefined) {
+          expect(power.holdout).toBeGreaterThan(holdout);
+          expect(held(a, b, power.holdout)).toBeGreaterThanOrEqual(power.needed);
+        } else expect(held(a, b, 0.95)).toBeLessThan(power.needed);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('says in one sentence why, how many cases are needed, and which file to add them to', () => {
+    const power = heldoutPower({ activate: 4, not_activate: 4 }, 0.4, 0.05);
+    const message = tooFewCasesMessage('travel/x', { activate: 4, not_activate: 4 }, 0.4, power, 'skills/evals/travel/x.json');
+    expect(message).toContain('hold out 4');
+    expect(message).toContain('0.125');
+    expect(message).toContain('at least 6 held-out cases');
+    expect(message).toContain(`add ${power.add!.activate + power.add!.not_activate} cases`);
+    expect(message).toContain('skills/evals/travel/x.json');
   });
 });
 
