@@ -45,13 +45,13 @@ import type { CatalogLine, DescriptionProposer } from './proposers';
 import { runEval, type EvalVariantPlan } from './runner';
 import type { EvalCase } from './suite';
 
-export type { CandidateDrop, CandidateReport, HeldoutModel, ModelScore, OptimizeEvent, OptimizeReport, RoundReport, RunRef, Winner } from './optimizeReport';
+export type { AnswerChange, CandidateDrop, CandidateReport, HeldoutModel, ModelScore, OptimizeEvent, OptimizeReport, RoundReport, RunRef, Winner } from './optimizeReport';
 export type { CaseCounts, CaseSplit, HeldoutPower, SplitCase } from './optimizeSplit';
 export { bestMcNemarP, heldoutPower, splitCases } from './optimizeSplit';
-export { judge } from './optimizeHeldout';
+export { answerChange, heldoutModel, judge } from './optimizeHeldout';
 
 /** Defaults of {@link optimizeDescription}. */
-export const OPTIMIZE_DEFAULTS = Object.freeze({ rounds: 3, holdout: 0.4, repeats: 1, candidatesPerRound: 3, alpha: 0.05 });
+export const OPTIMIZE_DEFAULTS = Object.freeze({ rounds: 3, holdout: 0.4, repeats: 1, candidatesPerRound: 3, alpha: 0.05, harmMargin: 0.05 });
 
 /** Options of {@link optimizeDescription}. */
 export interface OptimizeOptions {
@@ -73,6 +73,8 @@ export interface OptimizeOptions {
   repeats?: number;
   candidatesPerRound?: number;
   alpha?: number;
+  /** See {@link OptimizeReport.harm_margin} (default 0.05; 0 tolerates no harm at all). */
+  harmMargin?: number;
   concurrency?: number;
   cache?: AnswerCache;
   /** Aborts the runs in flight; recorded cells are kept, so the same call resumes. */
@@ -108,9 +110,11 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
   const repeats = options.repeats ?? OPTIMIZE_DEFAULTS.repeats;
   const perRound = options.candidatesPerRound ?? OPTIMIZE_DEFAULTS.candidatesPerRound;
   const alpha = options.alpha ?? OPTIMIZE_DEFAULTS.alpha;
+  const harmMargin = options.harmMargin ?? OPTIMIZE_DEFAULTS.harmMargin;
   if (!Number.isSafeInteger(rounds) || rounds < 1) throw new WorkbenchError('invalid_request', `rounds must be a positive integer, got ${rounds}`);
   if (!Number.isSafeInteger(perRound) || perRound < 1) throw new WorkbenchError('invalid_request', `candidates per round must be a positive integer, got ${perRound}`);
   if (!(alpha > 0 && alpha < 1)) throw new WorkbenchError('invalid_request', `alpha must be between 0 and 1 (exclusive), got ${alpha}`);
+  if (!(harmMargin >= 0 && harmMargin < 1)) throw new WorkbenchError('invalid_request', `the harm margin must be at least 0 and below 1, got ${harmMargin}`);
   if (!(holdout > 0 && holdout < 1)) throw new WorkbenchError('invalid_request', `the held-out share must be between 0 and 1 (exclusive), got ${holdout}`);
   const emit = (event: OptimizeEvent) => options.onEvent?.(event);
   const { target, store } = options;
@@ -198,6 +202,7 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
     proposer: { spec: options.proposer.spec, isBaseline: options.proposer.isBaseline },
     repeats,
     alpha,
+    harm_margin: harmMargin,
     split,
     catalog: { budget: originalVariant.catalog.budget, source: options.source, competitors: competitors.map((c) => c.skill) },
     warnings: planned.warnings.map((w) => w.message),
@@ -215,7 +220,7 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
     return { ok: true, report: { ...base, verdict: 'no_proven_gain', reason, winner: null, best: null, heldout: null } };
   }
 
-  const heldout = await runHeldout({ winner: leader.variant, original: originalVariant, alpha, evaluate: (variants) => evaluate('heldout', rounds + 1, variants, heldoutCases) });
+  const heldout = await runHeldout({ winner: leader.variant, original: originalVariant, alpha, harmMargin, evaluate: (variants) => evaluate('heldout', rounds + 1, variants, heldoutCases) });
   const best = { candidate: leader.id, description: leader.description, mean_train: leader.scored.mean };
   const winner: Winner | null =
     heldout.verdict === 'proven_gain'

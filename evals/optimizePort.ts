@@ -65,6 +65,7 @@ function reportView(report: OptimizeReport): OptimizeReportView {
         original: { ...h.original },
         better: h.better,
         worse: h.worse,
+        answers: structuredClone(h.answers),
         comparison: {
           pairs: h.comparison.pairs,
           accuracy_a: h.comparison.accuracy_a,
@@ -227,6 +228,7 @@ export function optimizeHandlers(
             candidatesPerRound: request.candidates,
             holdout: request.holdout,
             repeats: request.repeats,
+            harmMargin: request.harm_margin,
             ...(cache && { cache }),
             signal: abort.signal,
             onEvent,

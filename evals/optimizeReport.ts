@@ -55,6 +55,29 @@ export interface RoundReport {
   notes: string[];
 }
 
+/**
+ * What the winner did to one model's answers on the held-out cases, case by
+ * case: the rates the per-case majority vote hides (a should-not case that
+ * now fires on 1 of 3 repeats is still "right" by majority).
+ */
+export interface AnswerChange {
+  /** Held-out cases both descriptions got answers on, from this model. */
+  cases: number;
+  /** Mean over those cases of the share of answers that were right; null without cases. */
+  accuracy_winner: number | null;
+  accuracy_original: number | null;
+  /** The should-not-activate cases among them, and the mean share of their answers that activated the skill. */
+  false_activation: { cases: number; winner: number | null; original: number | null };
+  /**
+   * Wilcoxon signed-rank test of the per-case differences in the share of
+   * right answers (winner − original); `p_worse` is the one-sided p-value
+   * that the winner is worse.
+   */
+  test: { n: number; w_plus: number; w_minus: number; p_worse: number; exact: boolean };
+  /** Why the winner harms this model's answers; empty when it does not (see {@link OptimizeReport.harm_margin}). */
+  harm: string[];
+}
+
 /** The held-out comparison on one model: winner (`a`) against the original (`b`). */
 export interface HeldoutModel {
   model: string;
@@ -62,10 +85,11 @@ export interface HeldoutModel {
   original: ModelScore;
   /** The per-case comparison, exactly as `eval` reports it. */
   comparison: PairedComparison;
-  /** Right on more disagreeing cases than the original, and significant. */
+  /** Right on more disagreeing cases than the original (each side's majority per case), and significant. */
   better: boolean;
-  /** The original was right on more disagreeing cases. */
+  /** Worse on this model: the original right on more disagreeing cases, or any harm to its answers (`answers.harm`). */
   worse: boolean;
+  answers: AnswerChange;
 }
 
 /** The proposed description and how to apply it. */
@@ -103,6 +127,12 @@ export interface OptimizeReport {
   proposer: { spec: string; isBaseline: boolean };
   repeats: number;
   alpha: number;
+  /**
+   * The most the winner may raise any model's false-activation rate on the
+   * held-out should-not cases, or lower its per-answer held-out accuracy,
+   * before the gain is refused.
+   */
+  harm_margin: number;
   split: CaseSplit;
   catalog: { budget: number; source: string; competitors: string[] };
   /** Doubts about the catalog (a binding that could not be pinned, ...). */

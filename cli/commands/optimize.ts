@@ -34,7 +34,10 @@ held-out case) and proposes candidates; candidates that fail validation or
 push the catalog over its token budget are dropped with the reason; the rest
 are evaluated on the train cases; the best by mean train accuracy goes
 forward. The winner is scored once on the held-out cases against the original,
-case by case (McNemar, as eval). Nothing is published and FILE is not changed.
+case by case (McNemar, as eval), and answer by answer: a gain is refused when
+it costs any model answers (its false activations or wrong answers rise by more
+than --harm-margin, or significantly by a signed-rank test), even where every
+case keeps its majority. Nothing is published and FILE is not changed.
 
   --model SPEC          evaluated model, repeatable (baseline:lexical, openai:fast, ...)
   --proposer SPEC       ${KEYWORD_PROPOSER_SPEC} (default: deterministic, no model) or a
@@ -43,6 +46,10 @@ case by case (McNemar, as eval). Nothing is published and FILE is not changed.
   --candidates N        candidates evaluated per round (default ${OPTIMIZE_DEFAULTS.candidatesPerRound})
   --holdout X           share of each stratum held out (default ${OPTIMIZE_DEFAULTS.holdout})
   --repeats N           runs of each case per model (default 1)
+  --harm-margin X       the most the winner may raise any model's false-activation
+                        rate on held-out should-not cases, or lower its share of
+                        right answers, before the gain is refused (default ${OPTIMIZE_DEFAULTS.harmMargin};
+                        0 tolerates none)
   --seed S              split seed, 0..4294967295 (default: random, printed and recorded)
   --from CONN           store holding the competing catalog (default: the local registry)
   --bindings FILE       the agent's binding list (default: the skill's namespace)
@@ -127,7 +134,11 @@ function printReport(io: CliIo, report: OptimizeReport): void {
     say(io, `held-out (${report.split.heldout.length} cases): ${report.best.candidate} against the original`);
     for (const h of report.heldout) {
       const t = h.comparison.test;
-      say(io, `  ${h.model}  ${rate(h.winner.accuracy)} vs ${rate(h.original.accuracy)}  (${t.aOnly} case${t.aOnly === 1 ? '' : 's'} won, ${t.bOnly} lost, ${h.comparison.pairs} paired, McNemar p=${t.pValue.toPrecision(3)})`);
+      const a = h.answers;
+      say(io, `  ${h.model}  ${rate(h.winner.accuracy)} vs ${rate(h.original.accuracy)}`);
+      say(io, `    by case: ${t.aOnly} won, ${t.bOnly} lost, ${h.comparison.pairs} paired, McNemar p=${t.pValue.toPrecision(3)}`);
+      say(io, `    by answer: right ${rate(a.accuracy_winner)} vs ${rate(a.accuracy_original)}, false activations ${rate(a.false_activation.winner)} vs ${rate(a.false_activation.original)}, signed-rank p(worse)=${a.test.p_worse.toPrecision(3)}`);
+      for (const harm of a.harm) say(io, `    WORSE: ${harm}`);
     }
   }
   say(io, '');
@@ -148,6 +159,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     candidates: { type: 'string' },
     holdout: { type: 'string' },
     repeats: { type: 'string' },
+    'harm-margin': { type: 'string' },
     seed: { type: 'string' },
     from: { type: 'string' },
     bindings: { type: 'string' },
@@ -165,6 +177,8 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   const concurrency = positiveInt(values.concurrency, '--concurrency');
   const timeoutMs = positiveInt(values.timeout, '--timeout') ?? 60_000;
   const holdout = holdoutArg(values.holdout);
+  const harmMargin = fraction(values['harm-margin'], '--harm-margin');
+  if (harmMargin !== undefined && harmMargin >= 1) throw new UsageError(`--harm-margin must be at least 0 and below 1, got '${values['harm-margin']}'`);
   const seed = seedArg(values.seed) ?? freshSeed();
   for (const flag of ['json', 'html'] as const) {
     const v = values[flag];
@@ -212,6 +226,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       ...(candidates !== undefined && { candidatesPerRound: candidates }),
       ...(holdout !== undefined && { holdout }),
       ...(repeats !== undefined && { repeats }),
+      ...(harmMargin !== undefined && { harmMargin }),
       ...(concurrency !== undefined && { concurrency }),
       ...(cache && { cache }),
       signal: abort.signal,

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bestMcNemarP, heldoutPower, judge, splitCases, tooFewCasesMessage, type HeldoutModel } from '../../../evals/optimize';
+import { answerChange, bestMcNemarP, heldoutModel, heldoutPower, judge, splitCases, tooFewCasesMessage, type HeldoutModel } from '../../../evals/optimize';
+import { compareCases, type CasePair } from '../../../evals/paired';
 import { createKeywordProposer, decodeProposals, distinctiveTerms, proposerMessages, type ProposerInput } from '../../../evals/proposers';
 import type { EvalCase } from '../../../evals/suite';
-import { mcnemarExact } from '../../../evals/metrics';
 
 function cases(should: number, shouldNot: number): EvalCase[] {
   const make = (i: number, expect: EvalCase['expect']): EvalCase => ({ id: `${expect}-${String(i).padStart(3, '0')}`, skill: 'a/b', source: 'extra', request: `request ${expect} ${i}`, expect, boundary: 'planning' });
@@ -104,26 +104,109 @@ describe('heldoutPower', () => {
   });
 });
 
-function heldout(model: string, pairs: Array<[boolean, boolean]>, alpha = 0.05): HeldoutModel {
-  const test = mcnemarExact(pairs.map(([a, b]) => ({ a, b })), alpha);
-  const score = { model, accuracy: null, correct: 0, answered: 0, errors: 0 };
-  return {
-    model,
-    winner: score,
-    original: score,
-    comparison: { kind: 'variant', skill: 'a/b', a: 'draft', b: 'original', unit: 'case', test, pairs: pairs.length, accuracy_a: null, accuracy_b: null, flaky_a: 0, flaky_b: 0, unanswered: 0, mean_abs_trigger_rate_difference: null, cases: [] },
-    better: test.aOnly > test.bOnly && test.significant,
-    worse: test.bOnly > test.aOnly,
-  };
+/** A held-out case as the runner tallies it: activations of the skill out of answered repeats, per side. */
+interface Tally {
+  expect: 'activate' | 'not_activate';
+  winner: [activated: number, answered: number];
+  original: [activated: number, answered: number];
 }
 
+/** The held-out comparison of one model from its case tallies, judged by the optimizer's own code. */
+function heldout(model: string, tallies: Tally[], alpha = 0.05, margin = 0.05): HeldoutModel {
+  const pairs: CasePair[] = tallies.map((t, i) => ({ case: `c${i}`, expect: t.expect, a: { activated: t.winner[0], answered: t.winner[1] }, b: { activated: t.original[0], answered: t.original[1] } }));
+  const comparison = { kind: 'variant' as const, skill: 'a/b', a: 'draft', b: 'original', unit: 'case' as const, model, ...compareCases(pairs, alpha) };
+  const score = { model, accuracy: null, correct: 0, answered: 0, errors: 0 };
+  return heldoutModel({ model, winner: score, original: score, comparison }, alpha, margin);
+}
+
+/** `n` cases of one kind where the winner activates `w` of `r` repeats and the original `o` of `r`. */
+const same = (n: number, expect: Tally['expect'], w: number, o: number, r = 1): Tally[] => Array.from({ length: n }, () => ({ expect, winner: [w, r], original: [o, r] }));
+/** Should-activate cases the winner gets and the original misses. */
+const wins = (n: number) => same(n, 'activate', 1, 0);
+
 describe('judge', () => {
-  const wins = (n: number) => Array.from({ length: n }, () => [true, false] as [boolean, boolean]);
   it('proves a gain only when no model is worse and one is significantly better', () => {
-    expect(judge([heldout('m1', wins(6)), heldout('m2', [[true, true]])], 0.05).verdict).toBe('proven_gain');
-    expect(judge([heldout('m1', wins(6)), heldout('m2', [[false, true]])], 0.05)).toMatchObject({ verdict: 'no_proven_gain', reason: expect.stringContaining('worse') });
+    expect(judge([heldout('m1', wins(6)), heldout('m2', same(1, 'activate', 1, 1))], 0.05).verdict).toBe('proven_gain');
+    expect(judge([heldout('m1', wins(6)), heldout('m2', same(1, 'activate', 0, 1))], 0.05)).toMatchObject({ verdict: 'no_proven_gain', reason: expect.stringContaining('worse') });
     expect(judge([heldout('m1', wins(5))], 0.05)).toMatchObject({ verdict: 'no_proven_gain', reason: expect.stringContaining('no model shows a significant') });
     expect(judge([heldout('m1', wins(6)), heldout('m2', [])], 0.05)).toMatchObject({ verdict: 'no_proven_gain', reason: expect.stringContaining('decided no held-out case') });
+  });
+
+  it('refuses a gain on one model that makes every should-not case of another fire on 1 of 3 repeats, though no majority changed', () => {
+    const m1 = heldout('m1', [...same(6, 'activate', 3, 0, 3), ...same(5, 'not_activate', 0, 0, 3)]);
+    const m2 = heldout('m2', [...same(6, 'activate', 3, 3, 3), ...same(5, 'not_activate', 1, 0, 3)]);
+    // By majority m2 is untouched: every case is still right on both sides.
+    expect(m2.comparison.test).toMatchObject({ aOnly: 0, bOnly: 0 });
+    expect(m1.better).toBe(true);
+    expect(m2.answers).toMatchObject({ cases: 11, false_activation: { cases: 5, winner: 1 / 3, original: 0 } });
+    expect(m2.answers.accuracy_winner).toBeCloseTo(1 - 5 / 33, 9);
+    expect(m2.answers.harm.join(' ')).toContain('false activations on the should-not cases rise from 0.000 to 0.333');
+    expect(m2.worse).toBe(true);
+    const verdict = judge([m1, m2], 0.05);
+    expect(verdict.verdict).toBe('no_proven_gain');
+    expect(verdict.reason).toMatch(/worse than the original on m2 \(per answer: false activations/);
+    expect(verdict.reason).not.toContain('m1 (');
+  });
+
+  it('refuses a gain that raises false activations beyond the margin on the very model it helps', () => {
+    const m1 = heldout('m1', [...wins(8), ...same(6, 'not_activate', 1, 0, 3)]);
+    expect(m1.better).toBe(true);
+    expect(m1.answers.harm.join(' ')).toContain('false activations');
+    expect(judge([m1], 0.05).verdict).toBe('no_proven_gain');
+  });
+
+  it('tolerates a rise within the margin, and none with a margin of 0', () => {
+    // One should-not case of twenty fires on 1 of 3 repeats: +0.017 false activations, not significant case by case.
+    const cases = [...same(8, 'activate', 1, 0), ...same(19, 'not_activate', 0, 0, 3), ...same(1, 'not_activate', 1, 0, 3)];
+    const loose = heldout('m1', cases);
+    expect(loose.answers.false_activation.winner! - loose.answers.false_activation.original!).toBeCloseTo(1 / 60, 9);
+    expect(loose.answers.harm).toEqual([]);
+    expect(judge([loose], 0.05).verdict).toBe('proven_gain');
+    const strict = heldout('m1', cases, 0.05, 0);
+    expect(strict.answers.harm.join(' ')).toContain('more than the 0 margin');
+    expect(judge([strict], 0.05).verdict).toBe('no_proven_gain');
+  });
+
+  it('refuses a fall in right answers on should-activate cases that the majority vote hides', () => {
+    // Every should-activate case drops from 3 of 3 to 2 of 3 on m2: still right by majority.
+    const m1 = heldout('m1', wins(6));
+    const m2 = heldout('m2', same(4, 'activate', 2, 3, 3));
+    expect(m2.comparison.test.bOnly).toBe(0);
+    expect(m2.answers.harm.join(' ')).toContain('right answers fall from 1.000 to 0.667');
+    expect(judge([m1, m2], 0.05).verdict).toBe('no_proven_gain');
+  });
+
+  it('never lets more false activations of the winner turn a refusal into a gain (property)', () => {
+    const rate = fc.integer({ min: 0, max: 3 });
+    const tally = fc.record({ expect: fc.constantFrom<Tally['expect']>('activate', 'not_activate'), w: rate, o: rate });
+    fc.assert(
+      fc.property(fc.array(tally, { minLength: 1, maxLength: 14 }), fc.nat(), fc.constantFrom(0, 0.05, 0.2), (list, pick, margin) => {
+        const tallies: Tally[] = list.map((t) => ({ expect: t.expect, winner: [t.w, 3], original: [t.o, 3] }));
+        const shouldNot = tallies.map((t, i) => (t.expect === 'not_activate' && t.winner[0] < 3 ? i : -1)).filter((i) => i >= 0);
+        if (shouldNot.length === 0) return;
+        const i = shouldNot[pick % shouldNot.length]!;
+        const more = tallies.map((t, j) => (j === i ? { ...t, winner: [t.winner[0] + 1, 3] as [number, number] } : t));
+        const before = heldout('m', tallies, 0.05, margin);
+        const after = heldout('m', more, 0.05, margin);
+        if (before.answers.harm.length > 0) expect(after.answers.harm.length).toBeGreaterThan(0);
+        if (before.worse) expect(after.worse).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('answerChange', () => {
+  it('leaves out cases a side never answered, and reports no harm when nothing changed', () => {
+    const change = answerChange(
+      [
+        { case: 'a', expect: 'activate', rate_a: 1, rate_b: 1, difference: 0, verdict_a: 'right', verdict_b: 'right' },
+        { case: 'b', expect: 'not_activate', rate_a: null, rate_b: 0, difference: null, verdict_a: 'none', verdict_b: 'right' },
+      ],
+      0.05,
+      0.05,
+    );
+    expect(change).toMatchObject({ cases: 1, accuracy_winner: 1, accuracy_original: 1, false_activation: { cases: 0, winner: null, original: null }, test: { n: 0, p_worse: 1 }, harm: [] });
   });
 });
 
