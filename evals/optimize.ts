@@ -37,8 +37,8 @@ import { extraCasesPath } from '../core/workspace/targets';
 import type { AnswerCache } from './cache';
 import { prepareDraft, type PreparedDraft } from './catalog';
 import { runHeldout } from './optimizeHeldout';
-import type { OptimizeEvent, OptimizeReport, RunRef, Winner } from './optimizeReport';
-import { lineTokens, ORIGINAL, runTrainRounds } from './optimizeRounds';
+import type { CandidateReport, OptimizeEvent, OptimizeReport, RoundReport, RunRef, Winner } from './optimizeReport';
+import { lineTokens, NOTHING_TO_EVALUATE, ORIGINAL, runTrainRounds } from './optimizeRounds';
 import { heldoutPower, splitCases, type CaseCounts, type HeldoutPower } from './optimizeSplit';
 import { planEval, type DraftTarget, type PlanProblem, type PlanStore } from './plan';
 import type { CatalogLine, DescriptionProposer } from './proposers';
@@ -213,9 +213,7 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
   };
   const leader = train.leader;
   if (leader.id === ORIGINAL) {
-    const reason = train.candidates.some((c) => c.status === 'evaluated')
-      ? 'no proven gain: no candidate scored higher than the original on the train cases, so nothing was tried on the held-out cases'
-      : 'no proven gain: no candidate could be evaluated (see the reasons each was dropped)';
+    const reason = noLeaderReason(train.candidates, train.rounds);
     emit({ type: 'finished', verdict: 'no_proven_gain', reason });
     return { ok: true, report: { ...base, verdict: 'no_proven_gain', reason, winner: null, best: null, heldout: null } };
   }
@@ -236,6 +234,14 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
       : null;
   emit({ type: 'finished', verdict: heldout.verdict, reason: heldout.reason });
   return { ok: true, report: { ...base, verdict: heldout.verdict, reason: heldout.reason, winner, best, heldout: heldout.models } };
+}
+
+/** Why no candidate went to the held-out cases, pointing only at what happened. */
+function noLeaderReason(candidates: readonly CandidateReport[], rounds: readonly RoundReport[]): string {
+  if (candidates.some((c) => c.status === 'evaluated')) return 'no proven gain: no candidate scored higher than the original on the train cases, so nothing was tried on the held-out cases';
+  if (candidates.length > 0) return `no proven gain: no candidate could be evaluated: ${candidates.length === 1 ? 'the one proposed was' : `all ${candidates.length} proposed were`} dropped (see the reason given for each)`;
+  const notes = [...new Set(rounds.flatMap((r) => r.notes).filter((n) => n !== NOTHING_TO_EVALUATE))];
+  return `no proven gain: the proposer proposed no candidate${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`;
 }
 
 /** The extra-cases file of the target, relative to `cwd`: where cases are added. */

@@ -27,6 +27,8 @@ import type { CellRecord } from './types';
 /** The label of the original description's variant in every run. */
 export const ORIGINAL = 'original';
 const MAX_FAILURE_ANSWER_CHARS = 500;
+/** The note of a round that had no candidate left to run. */
+export const NOTHING_TO_EVALUATE = 'no candidate to evaluate';
 
 /** A description scored on the train cases. */
 export interface Scored {
@@ -251,7 +253,7 @@ export async function runTrainRounds(setup: TrainSetup): Promise<TrainResult> {
           best = { id: candidate.id, description: candidate.description, scored: s, variant: variants.get(candidate.id)!, catalogTokens: candidate.catalog_tokens! };
         }
       }
-    } else notes.push('no candidate to evaluate');
+    } else notes.push(NOTHING_TO_EVALUATE);
     const advanced = best !== undefined && current.scored.mean !== null && best.scored.mean! > current.scored.mean;
     const report: RoundReport = { round, from: current.id, proposed: proposed.candidates.length, evaluated: toRun.length, best: best?.id ?? null, advanced, notes };
     roundReports.push(report);

@@ -66,7 +66,7 @@ export function optimizeHtml(report: OptimizeReport): string {
     parts.push(`<div class="warning">${h(`Lower on some answers, within the ${report.harm_margin} harm margin: ${dropped.map((x) => `${x.model} (${x.lost.join(', ')})`).join('; ')}.`)}</div>`);
   }
   parts.push(
-    `<p class="muted">${h(`${report.file} · models ${report.models.map((m) => `${m.spec}${m.isBaseline ? ' (baseline)' : ''}`).join(', ')} · proposer ${report.proposer.spec}${report.proposer.isBaseline ? ' (deterministic)' : ''} · ${report.repeats} repeat${report.repeats === 1 ? '' : 's'} · alpha ${report.alpha} · harm margin ${report.harm_margin} · seed ${report.seed}`)}</p>`,
+    `<p class="muted">${h(`${report.file} · models ${report.models.map((m) => `${m.spec}${m.isBaseline ? ' (baseline)' : ''}`).join(', ')} · proposer ${report.proposer.spec}${report.proposer.isBaseline ? ' (mechanical suggestions, not a language model)' : ''} · ${report.repeats} repeat${report.repeats === 1 ? '' : 's'} · alpha ${report.alpha} · harm margin ${report.harm_margin} · seed ${report.seed}`)}</p>`,
   );
   for (const w of report.warnings) parts.push(`<div class="warning">${h(w)}</div>`);
   if (report.winner) {

@@ -241,6 +241,20 @@ describe('a gain on one model that costs another model answers', () => {
 });
 
 describe('candidates the optimizer refuses', () => {
+  it('points to dropped candidates only when some were dropped, and otherwise says the proposer proposed none, and why', async () => {
+    const model = await openModel('baseline:lexical');
+    opened.push(model);
+    const silent: DescriptionProposer = { spec: 'scripted', isBaseline: true, propose: async () => ({ candidates: [], notes: ['keywords: 4 distinctive terms (clothes, …) but no room to add one'] }) };
+    const none = await optimize({ models: [model], proposer: silent, rounds: 2 });
+    expect(none.verdict).toBe('no_proven_gain');
+    expect(none.candidates).toEqual([]);
+    expect(none.reason).toBe('no proven gain: the proposer proposed no candidate (keywords: 4 distinctive terms (clothes, …) but no room to add one)');
+    expect(none.reason).not.toContain('dropped');
+    const invalid: DescriptionProposer = { spec: 'scripted', isBaseline: true, propose: async () => ({ candidates: [{ description: 'x'.repeat(1100), rationale: 'too long' }] }) };
+    const dropped = await optimize({ models: [model], proposer: invalid, rounds: 1 });
+    expect(dropped.reason).toBe('no proven gain: no candidate could be evaluated: the one proposed was dropped (see the reason given for each)');
+  });
+
   it('drops a description that fails validation and one that pushes the catalog over its token budget, each with the reason', async () => {
     // A catalog near its 2,000-token budget: the example namespace plus five skills with long descriptions.
     const packages = join(dir, 'padded-packages');

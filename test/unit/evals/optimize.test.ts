@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerChange, bestMcNemarP, heldoutModel, heldoutPower, judge, splitCases, tooFewCasesMessage, type HeldoutModel } from '../../../evals/optimize';
 import { compareCases, type CasePair } from '../../../evals/paired';
-import { createKeywordProposer, decodeProposals, distinctiveTerms, proposerMessages, type ProposerInput } from '../../../evals/proposers';
+import { createKeywordProposer, decodeProposals, distinctiveTerms, proposerMessages, rankTerms, type ProposerInput } from '../../../evals/proposers';
 import type { EvalCase } from '../../../evals/suite';
 
 function cases(should: number, shouldNot: number): EvalCase[] {
@@ -226,22 +226,88 @@ const INPUT: ProposerInput = {
   maxCandidates: 3,
 };
 
+/** A train case missed on every answer of one model, or answered right. */
+const trainCase = (id: string, request: string, expect: 'activate' | 'not_activate', missed = false): ProposerInput['train'][number] => ({
+  id,
+  request,
+  expect,
+  outcomes: [{ model: 'baseline:lexical', activated: (expect === 'activate') !== missed ? 1 : 0, answered: 1, errors: 0 }],
+});
+const missedBy = (c: ProposerInput['train'][number]) => ({ case: c.id, request: c.request, expect: c.expect, model: 'baseline:lexical', repeat: 0, activated_instead: [], answer: '{"activate":[]}' });
+
+/** The example weather skill's own requests: what made the old proposer suggest "april, around, clothes, early, edinburgh and every". */
+const WEATHER_TRAIN = [
+  trainCase('a1', 'Which clothes make sense for Edinburgh in early April?', 'activate', true),
+  trainCase('a2', 'Will it be too hot to walk around Seville in late July?', 'activate', true),
+  trainCase('a3', 'Honeymoon in the Maldives in mid-June: is that monsoon season, and will it rain every day?', 'activate', true),
+  trainCase('a4', 'What should I bring for a week in Reykjavik in November? I only own summer clothes.', 'activate', true),
+  trainCase('a5', 'Are typhoons likely to disrupt my Okinawa trip next week?', 'activate'),
+  trainCase('n1', 'Find me a hotel near the beach in Nice for the second week of August', 'not_activate'),
+  trainCase('n2', 'Cancel my ferry booking to Santorini', 'not_activate'),
+];
+const WEATHER: ProposerInput = {
+  skill: 'travel/weather-assessment',
+  round: 1,
+  current: { skill: 'travel/weather-assessment', display_name: 'Weather Assessment', description: 'Use when someone planning or taking a trip wants to know what weather to expect.', domains: ['travel'], tags: ['weather'] },
+  competitors: [
+    { skill: 'travel/currency-conversion', display_name: 'Currency Conversion', description: 'Use when a request asks to convert an amount between currencies or estimate trip costs.', domains: ['finance', 'travel'], tags: ['currency'] },
+    { skill: 'travel/readiness', display_name: 'Travel Readiness', description: 'Use when a traveller asks what to bring, which documents, vaccinations or clothes a trip needs.', domains: ['travel'], tags: ['packing'] },
+    { skill: 'travel/search', display_name: 'Travel Search', description: 'Use when a request asks to find or compare flights, hotels or a season to travel in.', domains: ['travel'], tags: ['search'] },
+  ],
+  train: WEATHER_TRAIN,
+  failures: WEATHER_TRAIN.filter((c) => c.outcomes[0]!.activated === 0 && c.expect === 'activate').map(missedBy),
+  headroom: { catalog_tokens: 1500, catalog_budget: 2000, description_chars: 900 },
+  maxCandidates: 3,
+};
+
 describe('keyword proposer', () => {
-  it('ranks the distinctive should-activate terms, missed requests first, leaving out should-not, competitor and current terms', () => {
-    const terms = distinctiveTerms(INPUT);
-    // Terms of the missed request first ("likely" is in two requests), then the rest by request count.
-    expect(terms).toEqual(['likely', 'brenner', 'pass', 'snow', 'typhoons', 'hit', 'near', 'next', 'taiwan', 'week']);
-    for (const excluded of ['okinawa', 'hotel', 'beach', 'forecasts', 'trip', 'book']) expect(terms).not.toContain(excluded);
+  it('chooses terms that separate the missed requests from the competing catalog: no stop words, dates or names', () => {
+    const terms = distinctiveTerms(WEATHER);
+    for (const common of ['april', 'around', 'early', 'edinburgh', 'every', 'late', 'july', 'june', 'mid', 'seville', 'maldives', 'reykjavik', 'november', 'week', 'day', 'make', 'sense']) expect(terms).not.toContain(common);
+    // Terms of a request answered right, of a should-not request or of the catalog line are not candidates.
+    for (const other of ['typhoons', 'hotel', 'beach', 'weather', 'trip']) expect(terms).not.toContain(other);
+    expect(terms.length).toBeGreaterThan(0);
+    const ranked = rankTerms(WEATHER);
+    // Shared by two missed requests, "clothes" outranks every single-request word despite a competitor using it ...
+    expect(ranked[0]).toMatchObject({ term: 'clothes', requests: 2, missed: 2, competitors: 1 });
+    // ... and among single-request words, those no competitor uses come first.
+    const single = ranked.filter((t) => t.requests === 1);
+    expect(single.map((t) => t.competitors)).toEqual([...single.map((t) => t.competitors)].sort((a, b) => a - b));
+    expect(ranked.find((t) => t.term === 'season')!.score).toBeLessThan(ranked.find((t) => t.term === 'monsoon')!.score);
   });
 
-  it('is deterministic and proposes growing term lists that fit the description headroom', async () => {
+  it('is deterministic, labels its candidates as mechanical suggestions, and grows term lists that fit the headroom', async () => {
     const proposer = createKeywordProposer();
-    const a = await proposer.propose(INPUT);
-    expect(await proposer.propose(INPUT)).toEqual(a);
+    const a = await proposer.propose(WEATHER);
+    expect(await proposer.propose(WEATHER)).toEqual(a);
     expect(a.candidates.length).toBeGreaterThan(0);
-    expect(a.candidates[0]!.description).toMatch(/^Use when a trip request asks about forecasts\. Also for requests that mention /);
-    const tight = await proposer.propose({ ...INPUT, headroom: { ...INPUT.headroom, description_chars: 45 } });
-    for (const c of tight.candidates) expect(c.description.length - INPUT.current.description.length).toBeLessThanOrEqual(45);
+    expect(a.candidates[0]!.description).toMatch(/^Use when someone planning or taking a trip wants to know what weather to expect\. Also for requests that mention clothes, /);
+    for (const c of a.candidates) expect(c.rationale).toMatch(/^mechanical suggestion \(baseline:keywords, not a language model\)/);
+    const tight = await proposer.propose({ ...WEATHER, headroom: { ...WEATHER.headroom, description_chars: 60 } });
+    expect(tight.candidates.length).toBeGreaterThan(0);
+    for (const c of tight.candidates) expect(c.description.length - WEATHER.current.description.length).toBeLessThanOrEqual(60);
+  });
+
+  it('with terms but no room says so, naming the limit, instead of claiming nothing is left to add', async () => {
+    const proposer = createKeywordProposer();
+    const chars = await proposer.propose({ ...WEATHER, headroom: { ...WEATHER.headroom, description_chars: 10 } });
+    expect(chars.candidates).toEqual([]);
+    expect(chars.notes).toEqual([expect.stringMatching(/^keywords: \d+ distinctive terms \(clothes, .*\) but no room to add one: the description has 10 characters left under its limit and the shortest addition needs \d+$/)]);
+    const tokens = await proposer.propose({ ...WEATHER, headroom: { ...WEATHER.headroom, catalog_tokens: 2 } });
+    expect(tokens.candidates).toEqual([]);
+    expect(tokens.notes![0]).toMatch(/but no room to add one: the catalog has 2 estimated tokens left under its budget of 2000 and the shortest addition needs \d+$/);
+    for (const note of [...chars.notes!, ...tokens.notes!]) expect(note).not.toContain('no distinctive term');
+  });
+
+  it('proposes nothing, and says why, when no should-activate request was missed or every word is excluded', async () => {
+    const proposer = createKeywordProposer();
+    const none = await proposer.propose({ ...WEATHER, failures: [] });
+    expect(none).toEqual({ candidates: [], notes: [expect.stringContaining('no should-activate train request was missed')] });
+    const falseOnly = await proposer.propose({ ...WEATHER, failures: [missedBy(WEATHER_TRAIN[5]!)] });
+    expect(falseOnly.notes![0]).toContain('the failures are false activations');
+    const bland = trainCase('b1', 'What about early April around Seville, every day?', 'activate', true);
+    const excluded = await proposer.propose({ ...WEATHER, train: [bland], failures: [missedBy(bland)] });
+    expect(excluded).toEqual({ candidates: [], notes: [expect.stringContaining('no distinctive term to add')] });
   });
 });
 
@@ -265,8 +331,8 @@ describe('language-model proposer prompt and answers', () => {
 describe('keyword proposer across rounds', () => {
   it('extends the clause it added in an earlier round instead of adding another', async () => {
     const proposer = createKeywordProposer();
-    const first = (await proposer.propose(INPUT)).candidates[0]!.description;
-    const next = (await proposer.propose({ ...INPUT, round: 2, current: { ...INPUT.current, description: first } })).candidates[0]!.description;
+    const first = (await proposer.propose(WEATHER)).candidates[0]!.description;
+    const next = (await proposer.propose({ ...WEATHER, round: 2, current: { ...WEATHER.current, description: first } })).candidates[0]!.description;
     expect(next.match(/Also for requests that mention/g)).toHaveLength(1);
     const terms = (d: string) => /mention ([^.]+)\.$/.exec(d)![1]!.split(/, | and /);
     expect(terms(next).slice(0, terms(first).length)).toEqual(terms(first));
