@@ -40,7 +40,7 @@ than --harm-margin, or significantly by a signed-rank test), even where every
 case keeps its majority. Nothing is published and FILE is not changed.
 
   --model SPEC          evaluated model, repeatable (baseline:lexical, openai:fast, ...)
-  --proposer SPEC       ${KEYWORD_PROPOSER_SPEC} (default: deterministic, no model) or a
+  --proposer SPEC       ${KEYWORD_PROPOSER_SPEC} (default: mechanical suggestions, no model) or a
                         model spec (openai:smart, anthropic:smart, ...)
   --rounds N            proposal rounds (default ${OPTIMIZE_DEFAULTS.rounds})
   --candidates N        candidates evaluated per round (default ${OPTIMIZE_DEFAULTS.candidatesPerRound})
@@ -148,7 +148,6 @@ function printReport(io: CliIo, report: OptimizeReport): void {
     say(io, `  ${report.winner.description}`);
     say(io, `patch: ${JSON.stringify(report.winner.patch)}`);
   }
-  say(io, `seed ${report.seed}: the same command with --seed ${report.seed} repeats this split and verdict`);
 }
 
 async function run(rawArgs: string[], io: CliIo): Promise<number> {
@@ -197,7 +196,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   const opened: ModelClient[] = [];
   const abort = new AbortController();
   const onSigint = () => {
-    say(io, 'interrupted: stopping; the recorded cells are kept, run the same command again to resume');
+    say(io, `interrupted: stopping; the recorded cells are kept: run the same command${values.seed === undefined ? ` with --seed ${seed}` : ''} to resume`);
     abort.abort();
   };
   try {
@@ -210,7 +209,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       models.push(model);
     }
     store = await openCliStore(values.from, io);
-    say(io, `optimize ${target.file}: seed ${seed}; models ${specs.join(', ')}; proposer ${proposer.spec}${proposer.isBaseline ? ' (deterministic, not a language model)' : ''}`);
+    say(io, `optimize ${target.file}: models ${specs.join(', ')}; proposer ${proposer.spec}${proposer.isBaseline ? ' (mechanical suggestions, not a language model)' : ''}`);
     process.on('SIGINT', onSigint);
     const printer = progressPrinter(io);
     const result = await optimizeDescription({
@@ -234,7 +233,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
         if (event.type === 'split') {
           const s = event.split;
           const count = (list: typeof s.train, expect: string) => list.filter((c) => c.expect === expect).length;
-          say(io, `split: ${s.train.length} train (${count(s.train, 'activate')} should, ${count(s.train, 'not_activate')} should-not), ${s.heldout.length} held out (${count(s.heldout, 'activate')} should, ${count(s.heldout, 'not_activate')} should-not)`);
+          say(io, `split with seed ${s.seed} (--seed ${s.seed} repeats it and the verdict): ${s.train.length} train (${count(s.train, 'activate')} should, ${count(s.train, 'not_activate')} should-not), ${s.heldout.length} held out (${count(s.heldout, 'activate')} should, ${count(s.heldout, 'not_activate')} should-not)`);
         }
         printer(event);
       },

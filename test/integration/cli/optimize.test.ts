@@ -39,7 +39,8 @@ describe('skillbench optimize', () => {
     for (const field of ['verdict', 'winner', 'candidates', 'split', 'seed']) expect(report).toHaveProperty(field);
     expect(['proven_gain', 'no_proven_gain']).toContain(report.verdict);
     expect(report.split.train.length + report.split.heldout.length).toBe(16);
-    expect(first.stderr).toContain(`seed ${report.seed}: the same command with --seed ${report.seed}`);
+    // The seed is printed once, on the split it fixes.
+    expect(first.stderr.split('\n').filter((line) => line.includes(`seed ${report.seed}`))).toEqual([expect.stringMatching(new RegExp(`^split with seed ${report.seed} \\(--seed ${report.seed} repeats it and the verdict\\): 10 train`))]);
     expect(first.stderr).toMatch(/verdict: (PROVEN GAIN|no proven gain)/);
 
     const html = await readFile(join(work, 'report.html'), 'utf8');
