@@ -96,6 +96,9 @@ export function answerChange(cases: readonly CaseTriggerDifference[], alpha: num
     harm.push(`right answers fall from ${fixed(accuracyOriginal)} to ${fixed(accuracyWinner)}, more than the ${margin} margin`);
   }
   if (rank.p_less < alpha) harm.push(`its answers are worse case by case (signed-rank p = ${rank.p_less.toPrecision(3)} < ${alpha})`);
+  const drops: string[] = [];
+  if (accuracyWinner !== null && accuracyOriginal !== null && accuracyWinner < accuracyOriginal - RATE_EPSILON) drops.push(`right answers ${fixed(accuracyOriginal)} → ${fixed(accuracyWinner)}`);
+  if (falseWinner !== null && falseOriginal !== null && falseWinner > falseOriginal + RATE_EPSILON) drops.push(`false activations ${fixed(falseOriginal)} → ${fixed(falseWinner)}`);
   return {
     cases: both.length,
     accuracy_winner: accuracyWinner,
@@ -103,6 +106,7 @@ export function answerChange(cases: readonly CaseTriggerDifference[], alpha: num
     false_activation: { cases: shouldNot.length, winner: falseWinner, original: falseOriginal },
     test: { n: rank.n, w_plus: rank.w_plus, w_minus: rank.w_minus, p_worse: rank.p_less, exact: rank.exact },
     harm,
+    drops,
   };
 }
 

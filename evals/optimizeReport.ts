@@ -76,6 +76,8 @@ export interface AnswerChange {
   test: { n: number; w_plus: number; w_minus: number; p_worse: number; exact: boolean };
   /** Why the winner harms this model's answers; empty when it does not (see {@link OptimizeReport.harm_margin}). */
   harm: string[];
+  /** Every way its answers got worse at all, harm or within the margin (`right answers 1.000 → 0.983`); empty when none did. */
+  drops: string[];
 }
 
 /** The held-out comparison on one model: winner (`a`) against the original (`b`). */

@@ -884,6 +884,8 @@ export interface OptimizeHeldoutView {
     test: { n: number; w_plus: number; w_minus: number; p_worse: number; exact: boolean };
     /** Why this counts as harm; empty when it does not. */
     harm: string[];
+    /** Every way the answers got worse at all, harm or within the margin; empty when none did. */
+    drops: string[];
   };
 }
 

@@ -34,16 +34,10 @@ function candidateRow(report: OptimizeReport, c: CandidateReport): string {
   );
 }
 
-/** Where the winner's answers on a model fell short of the original's, whether or not beyond the margin. */
+/** Where the winner fell short of the original on a model, whether or not beyond the margin. */
 function drops(x: HeldoutModel): string[] {
-  const a = x.answers;
-  const out: string[] = [];
-  if (a.accuracy_winner !== null && a.accuracy_original !== null && a.accuracy_winner < a.accuracy_original) out.push(`right answers ${formatRate(a.accuracy_original)} → ${formatRate(a.accuracy_winner)}`);
-  if (a.false_activation.winner !== null && a.false_activation.original !== null && a.false_activation.winner > a.false_activation.original) {
-    out.push(`false activations ${formatRate(a.false_activation.original)} → ${formatRate(a.false_activation.winner)}`);
-  }
-  if (x.comparison.test.bOnly > 0) out.push(`${x.comparison.test.bOnly} case${x.comparison.test.bOnly === 1 ? '' : 's'} lost`);
-  return out;
+  const lost = x.comparison.test.bOnly;
+  return [...x.answers.drops, ...(lost > 0 ? [`${lost} case${lost === 1 ? '' : 's'} lost`] : [])];
 }
 
 /** How one model came out, with the class of its cell: never green while it lost anything. */

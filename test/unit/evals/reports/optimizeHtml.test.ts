@@ -64,8 +64,8 @@ describe('optimizer HTML report', () => {
     expect(r.verdict).toBe('proven_gain');
     const html = optimizeHtml(r);
     expect(html).toContain('<span class="verdict warn">proven gain</span>');
-    expect(html).toContain('Lower on some answers, within the 0.05 harm margin: m2 (right answers 100.0% → 98.3%, false activations 0.0% → 1.7%).');
-    expect(html).toMatch(/<td class="warn">lower per answer within the 0.05 margin: right answers 100.0% → 98.3%, false activations 0.0% → 1.7%<\/td>/);
+    expect(html).toContain('Lower on some answers, within the 0.05 harm margin: m2 (right answers 1.000 → 0.983, false activations 0.000 → 0.017).');
+    expect(html).toMatch(/<td class="warn">lower per answer within the 0.05 margin: right answers 1.000 → 0.983, false activations 0.000 → 0.017<\/td>/);
     expect(html).toMatch(/<td class="ok">better \(significant\)<\/td>/);
   });
 
