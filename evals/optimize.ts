@@ -152,29 +152,7 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
   const heldoutCases = split.heldout.map((c) => byId.get(c.id)!);
 
   const competitors = await competingLines(originalVariant, key);
-  const runs: RunRef[] = [];
-
-  /** One eval run of the optimizer: its own run folder, recorded in `runs`, resumable. */
-  const evaluate = async (phase: 'train' | 'heldout', round: number, variants: EvalVariantPlan[], cases: readonly EvalCase[]) => {
-    const result = await runEval(
-      {
-        models: options.models,
-        skills: [{ skill: key, cases: [...cases], variants }],
-        repeats,
-        cwd: options.cwd,
-        ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
-        ...(options.cache && { cache: options.cache }),
-        ...(options.signal && { signal: options.signal }),
-      },
-      {
-        onStart: ({ header, progress }) => emit({ type: 'run_started', phase, round, variants: header.variants.map((v) => v.label), cells: progress.total, resumed: progress.resumed }),
-        onCell: (_cell, progress) => emit({ type: 'cell', phase, round, progress }),
-      },
-    );
-    if (!result.complete) throw new WorkbenchError('cancelled', 'the optimizer was interrupted; run the same command again to resume it');
-    runs.push({ phase, round, run_dir: relative(options.cwd, result.runDir) || '.', config_hash: result.header.config_hash });
-    return result;
-  };
+  const { evaluate, runs } = evalRuns(options, key, repeats, emit);
 
   const train = await runTrainRounds({
     id,
@@ -234,6 +212,36 @@ export async function optimizeDescription(options: OptimizeOptions): Promise<Opt
       : null;
   emit({ type: 'finished', verdict: heldout.verdict, reason: heldout.reason });
   return { ok: true, report: { ...base, verdict: heldout.verdict, reason: heldout.reason, winner, best, heldout: heldout.models } };
+}
+
+/**
+ * The optimizer's eval runs: each its own resumable run folder (the runner's
+ * cache and `.skillbench/runs` layout), recorded in `runs` for the report;
+ * throws `cancelled` when one was stopped before its last cell.
+ */
+function evalRuns(options: OptimizeOptions, key: string, repeats: number, emit: (event: OptimizeEvent) => void) {
+  const runs: RunRef[] = [];
+  const evaluate = async (phase: 'train' | 'heldout', round: number, variants: EvalVariantPlan[], cases: readonly EvalCase[]) => {
+    const result = await runEval(
+      {
+        models: options.models,
+        skills: [{ skill: key, cases: [...cases], variants }],
+        repeats,
+        cwd: options.cwd,
+        ...(options.concurrency !== undefined && { concurrency: options.concurrency }),
+        ...(options.cache && { cache: options.cache }),
+        ...(options.signal && { signal: options.signal }),
+      },
+      {
+        onStart: ({ header, progress }) => emit({ type: 'run_started', phase, round, variants: header.variants.map((v) => v.label), cells: progress.total, resumed: progress.resumed }),
+        onCell: (_cell, progress) => emit({ type: 'cell', phase, round, progress }),
+      },
+    );
+    if (!result.complete) throw new WorkbenchError('cancelled', 'the optimizer was interrupted; run the same command again to resume it');
+    runs.push({ phase, round, run_dir: relative(options.cwd, result.runDir) || '.', config_hash: result.header.config_hash });
+    return result;
+  };
+  return { evaluate, runs };
 }
 
 /** Why no candidate went to the held-out cases, pointing only at what happened. */
