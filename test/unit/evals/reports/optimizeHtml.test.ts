@@ -76,12 +76,14 @@ describe('optimizer HTML report', () => {
         const models = [model('m1', gains(7), margin), model('m2', other, margin)];
         const r = report(models, margin);
         const html = optimizeHtml(r);
-        const lost = models.some((m) => m.comparison.test.bOnly > 0 || (m.answers.accuracy_winner ?? 0) < (m.answers.accuracy_original ?? 0) || (m.answers.false_activation.winner ?? 0) > (m.answers.false_activation.original ?? 0));
+        // Rates are means of thirds: equal ones may differ in the last bit.
+        const below = (a: number | null, b: number | null) => a !== null && b !== null && a < b - 1e-9;
+        const lost = models.some((m) => m.comparison.test.bOnly > 0 || below(m.answers.accuracy_winner, m.answers.accuracy_original) || below(m.answers.false_activation.original, m.answers.false_activation.winner));
         if (lost) expect(html).not.toContain('class="verdict ok"');
         expect(html.includes('class="verdict ok"') || html.includes('class="verdict warn"')).toBe(r.verdict === 'proven_gain');
         if (r.verdict === 'proven_gain') expect(models.every((m) => !m.worse)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });
