@@ -883,7 +883,21 @@ export interface OptimizeHeldoutView {
     cases: OptimizeCaseView[];
   };
   better: boolean;
+  /** Worse by case (McNemar) or by answer (`answers.harm` not empty). */
   worse: boolean;
+  /** What the winner did to this model's answers, case by case (what the majority vote hides). */
+  answers: {
+    cases: number;
+    accuracy_winner: number | null;
+    accuracy_original: number | null;
+    false_activation: { cases: number; winner: number | null; original: number | null };
+    /** One-sided Wilcoxon signed-rank test of the per-case right-answer differences; `p_worse` the p that the winner is worse. */
+    test: { n: number; w_plus: number; w_minus: number; p_worse: number; exact: boolean };
+    /** Why this counts as harm; empty when it does not. */
+    harm: string[];
+    /** Every way the answers got worse at all, harm or within the margin; empty when none did. */
+    drops: string[];
+  };
 }
 
 /** A split case. */
@@ -908,6 +922,8 @@ export interface OptimizeReportView {
   proposer: { spec: string; isBaseline: boolean };
   repeats: number;
   alpha: number;
+  /** The most the winner may raise any model's false-activation rate, or lower its per-answer accuracy, on the held-out cases. */
+  harm_margin: number;
   split: { seed: number; holdout: number; train: OptimizeSplitCase[]; heldout: OptimizeSplitCase[] };
   catalog: { budget: number; source: string; competitors: string[] };
   warnings: string[];
@@ -930,6 +946,16 @@ export interface OptimizeProgress {
   message: string;
 }
 
+/**
+ * Why a skill cannot be optimized as given: a planning problem, or
+ * `too_few_cases` (the held-out split cannot reach p < alpha; `file` is the
+ * extra-cases file to add cases to, `power` what the split can prove at best).
+ */
+export interface OptimizeProblemView extends Omit<EvalPlanProblem, 'kind'> {
+  kind: EvalPlanProblem['kind'] | 'too_few_cases';
+  power?: { heldout: number; best_p: number; alpha: number; needed: number; enough: boolean; add?: { activate: number; not_activate: number }; holdout?: number };
+}
+
 /** An optimizer run of this session. */
 export interface OptimizeRunView {
   run: string;
@@ -944,8 +970,8 @@ export interface OptimizeRunView {
   candidates: OptimizeCandidateView[];
   /** The report, once finished. */
   report: OptimizeReportView | null;
-  /** Why the skill could not be optimized as given (invalid package, no cases), when that is why it failed. */
-  problems?: EvalPlanProblem[];
+  /** Why the skill could not be optimized as given (invalid package, no cases, too few to prove a gain), when that is why it failed. */
+  problems?: OptimizeProblemView[];
   error?: WorkbenchErrorData;
 }
 
@@ -1021,6 +1047,8 @@ export const optimizeRequestSchema = z.strictObject({
   /** Share of each stratum held out. */
   holdout: z.number().gt(0).lt(1).default(0.4),
   repeats: z.number().int().min(1).max(20).default(1),
+  /** The most the winner may raise any model's held-out false-activation rate, or lower its per-answer accuracy (0 tolerates none). */
+  harm_margin: z.number().min(0).lt(1).default(0.05),
   /** Split seed (default: random, recorded in the report). */
   seed: z.number().int().min(0).max(0xffffffff).optional(),
   timeout_ms: z.number().int().min(100).max(600_000).default(60_000),

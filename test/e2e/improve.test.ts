@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, OptimizeRunView, PackageRevision } from '../../core/api/contract';
 import { openEditor } from './authoring';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, type App } from './harness';
 
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
 const SEED = '20251201';
@@ -45,7 +45,31 @@ describe('improve description', () => {
     // Every candidate is listed, with a score per model for those evaluated.
     await expect(page.locator('[data-testid^="improve-candidate-"]').count()).resolves.toBe(report.candidates.length);
     await page.getByTestId('improve-candidates').getByText('original', { exact: true }).waitFor();
-    await screenshot(page, 'improve-description-1280x800');
+    // The keyword proposer's candidates read as mechanical suggestions, and the best train score is not dressed as a result.
+    await expect(page.getByTestId('improve-mechanical').textContent()).resolves.toContain('Mechanical suggestions.');
+    const evaluated = report.candidates.filter((c) => c.status === 'evaluated').length;
+    if (evaluated > 0) await expect(page.getByTestId('improve-candidates').getByText('mechanical', { exact: true }).count()).resolves.toBe(report.candidates.length);
+    if (report.best && !report.winner) await expect(page.getByTestId(`improve-candidate-${report.best.candidate}`).getByText('best on train', { exact: true }).isVisible()).resolves.toBe(true);
+    // What the proposer said of each round (no room, nothing missed) is shown, not only the candidates.
+    const notes = report.rounds.flatMap((r) => r.notes.filter((n) => n !== 'no candidate to evaluate'));
+    if (notes.length > 0) {
+      await expect(page.getByTestId('improve-notes').textContent()).resolves.toContain(notes[0]!);
+      await page.getByTestId('improve-notes').scrollIntoViewIfNeeded();
+      await screenshot(page, 'improve-description-notes-1280x800');
+      await page.getByTestId('improve-verdict').scrollIntoViewIfNeeded();
+    }
+    // The seed shows once.
+    await expect(panel.getByText(new RegExp(`seed ${SEED}`)).count()).resolves.toBe(1);
+    // Every model of the held-out comparison is judged by case and by answer, green only when it lost nothing.
+    for (const h of report.heldout ?? []) {
+      const judged = await page.getByTestId(`improve-heldout-${h.model}`).getAttribute('data-judged');
+      const lost = h.comparison.test.bOnly > 0 || h.answers.drops.length > 0;
+      expect(judged === 'better' || judged === 'no difference').toBe(!lost && !h.worse);
+    }
+    await screenshotSizes(page, 'improve-description-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await screenshotSizes(page, 'improve-description-light');
+    await page.emulateMedia({ colorScheme: 'dark' });
 
     if (report.verdict === 'proven_gain') {
       await expect(page.getByTestId('improve-heldout').isVisible()).resolves.toBe(true);
