@@ -259,6 +259,8 @@ export interface ImportOptions {
   dryRun?: boolean;
   limits?: Partial<SkillAuthoringLimits>;
   bounds?: FolderBounds;
+  /** What relative paths are resolved against (default: the process's working directory); reports name the paths as given. */
+  cwd?: string;
 }
 
 /** The workspace-relative file of a package. */
@@ -312,10 +314,10 @@ export async function importSkills(paths: readonly string[], options: ImportOpti
   for (const path of paths) {
     let folder: SkillFolder;
     try {
-      folder = await readSkillFolder(path, options.bounds);
+      folder = { ...(await readSkillFolder(resolve(options.cwd ?? process.cwd(), path), options.bounds)), label: path };
     } catch (error) {
       if (!(error instanceof WorkbenchError)) throw error;
-      failed.push({ source: path, message: error.message });
+      failed.push({ source: path, code: error.code, message: error.message });
       continue;
     }
     const converted = convertSkillFolder(folder, { namespace: options.namespace, ...(options.limits && { limits: options.limits }) });
@@ -326,7 +328,7 @@ export async function importSkills(paths: readonly string[], options: ImportOpti
     const { skill } = converted;
     const other = seen.get(skill.name);
     if (other !== undefined) {
-      failed.push({ source: path, message: `the skill name '${skill.name}' is also the name of ${other}: import them into different namespaces` });
+      failed.push({ source: path, code: 'conflict', message: `the skill name '${skill.name}' is also the name of ${other}: import them into different namespaces` });
       continue;
     }
     seen.set(skill.name, path);
@@ -356,7 +358,7 @@ export async function importSkills(paths: readonly string[], options: ImportOpti
     texts.push(skill.text);
     targets.push(target);
   }
-  const blocked = imported.some((s) => s.status === 'exists') || failed.some((f) => f.message.includes('is also the name of'));
+  const blocked = imported.some((s) => s.status === 'exists') || failed.some((f) => f.code === 'conflict');
   const dryRun = options.dryRun === true || blocked;
   if (!dryRun) {
     for (let i = 0; i < imported.length; i++) {

@@ -172,18 +172,24 @@ function preview(value: unknown): string {
   return clip(text.replace(/\s+/g, ' '), 160);
 }
 
-/** Where each markdown file is first mentioned in the body (its path, or its file name when that is unique), or -1. */
+/** Where each markdown file is first mentioned in the body (its path, or its file name when that is unique; any case), or -1. */
 export function mentionOrder(body: string, paths: readonly string[]): Map<string, number> {
+  // Case-insensitive: bodies write "see FORMS.md" for forms.md.
+  const lower = body.toLowerCase();
+  // Lowercasing a few characters changes their length; then offsets would not be the body's.
+  const caseless = lower.length === body.length;
+  const folded = caseless ? lower : body;
   const baseCount = new Map<string, number>();
   for (const p of paths) {
-    const base = p.slice(p.lastIndexOf('/') + 1);
+    const base = p.slice(p.lastIndexOf('/') + 1).toLowerCase();
     baseCount.set(base, (baseCount.get(base) ?? 0) + 1);
   }
   const order = new Map<string, number>();
   for (const p of paths) {
-    const base = p.slice(p.lastIndexOf('/') + 1);
-    let at = body.indexOf(p);
-    if (at === -1 && p !== base && baseCount.get(base) === 1) at = body.indexOf(base);
+    const path = caseless ? p.toLowerCase() : p;
+    const base = path.slice(path.lastIndexOf('/') + 1);
+    let at = folded.indexOf(path);
+    if (at === -1 && path !== base && baseCount.get(base) === 1) at = folded.indexOf(base);
     order.set(p, at);
   }
   return order;
@@ -258,7 +264,7 @@ export function convertSkillFolder(folder: SkillFolder, options: ConvertOptions)
   const limits = checked.ok ? checked.limits : DEFAULT_AUTHORING_LIMITS;
   const fail = (message: string, line?: number, column?: number): ConvertResult => ({
     ok: false,
-    failure: { source: folder.label, message, ...(line !== undefined && { location: `SKILL.md:${line}:${column ?? 1}` }) },
+    failure: { source: folder.label, code: 'invalid_skill', message, ...(line !== undefined && { location: `SKILL.md:${line}:${column ?? 1}` }) },
   });
   const parsed = parseSkillMd(folder.skillMd);
   if (!parsed.ok) return fail(parsed.problem.message, parsed.problem.line, parsed.problem.column);
@@ -472,7 +478,7 @@ export function convertSkillFolder(folder: SkillFolder, options: ConvertOptions)
     conversions.push({
       field: 'resources',
       change: 'derived',
-      reason: `${countedList(derived.length, 'markdown file')} became resources; each one's description is its first heading and its load condition the sentence of the body that points to it (or its heading when none does)`,
+      reason: `${derived.length === 1 ? '1 markdown file became a resource; its' : `${countedList(derived.length, 'markdown file')} became resources; each one's`} description is its first heading and its load condition the sentence of the body that points to it (or its heading when none does)`,
       paths: derived.map((p) => p.ref.path),
     });
   }
@@ -480,7 +486,7 @@ export function convertSkillFolder(folder: SkillFolder, options: ConvertOptions)
     conversions.push({
       field: 'files',
       change: 'left_out',
-      reason: `markdown files holding what V1 validation refuses and no forced fix applies to: ${refused.map((r) => `${r.path} (${r.why})`).join('; ')}`,
+      reason: `markdown files V1 cannot carry as they are (no forced fix applies): ${refused.map((r) => `${r.path} (${r.why})`).join('; ')}`,
       paths: refused.map((r) => r.path),
     });
   }

@@ -122,6 +122,8 @@ export interface ImportedSkill {
 /** A skill folder that could not be converted at all (no SKILL.md, bad frontmatter). */
 export interface ImportFailure {
   source: string;
+  /** `not_found` (no such path, no SKILL.md), `invalid_skill` (nothing to convert), `conflict` (a name given twice), or the read error's code. */
+  code: string;
   /** `SKILL.md:3:7` style location when there is one. */
   location?: string;
   message: string;
