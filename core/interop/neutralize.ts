@@ -57,11 +57,26 @@ function redact(match: string): string {
   return from >= to ? PLACEHOLDER : `${match.slice(0, from)}${PLACEHOLDER}${match.slice(to)}`;
 }
 
-const lineOf = (text: string, index: number): number => {
-  let line = 1;
-  for (let i = text.indexOf('\n'); i !== -1 && i < index; i = text.indexOf('\n', i + 1)) line++;
-  return line;
-};
+/** A function from an index of `text` to its 1-based line (a binary search over the line starts). */
+function lineIndex(text: string): (index: number) => number {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  return (index) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= index) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+}
+
+// The scanner's own patterns (core/package/scan/anchored.ts), applied to every match at once:
+// the scanner reports at most ten hits of a code per string, and a long body can hold hundreds.
+const SCRIPT_TAG = /<(?=\s*script\b)/gi;
+const SHEBANG = /^([ \t]*)#!(?=[ \t]*\/[\w./-])/gm;
 
 function listLines(lines: number[]): string {
   const shown = lines.slice(0, 12).join(', ');
@@ -75,23 +90,40 @@ function listLines(lines: number[]): string {
  * prompts (then authority-bypass and reserved-tag checks apply too).
  */
 export function neutralize(text: string, field: string, source: string, firstLine: number, projected = true): Neutralized {
-  let current = text;
   const fixes: Fix[] = [];
-  let remaining: TextHit[] = [];
   const fences = outline(text).fences;
+  const lineOf = lineIndex(text);
+  // No fix adds or removes a line, so lines found in the original text stay right.
+  let current = text.replace(SCRIPT_TAG, (match: string, index: number) => {
+    fixes.push({ kind: 'script', line: firstLine + lineOf(index) - 1, inCode: inFence(fences, index), what: 'a <script> tag' });
+    return '&lt;';
+  });
+  current = current.replace(SHEBANG, (match: string, indent: string, index: number) => {
+    fixes.push({ kind: 'shebang', line: firstLine + lineOf(index) - 1, inCode: inFence(fences, index), what: 'a shebang line' });
+    return `${indent}#\\!`;
+  });
+  let remaining: TextHit[] = [];
+  // Credentials (and anything the patterns above missed) go by the scanner's hits, round after round.
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const hits = scanText(current, { projected }).hits;
     const todo = hits.filter((h) => fixable(h) !== undefined);
     remaining = hits.filter((h) => fixable(h) === undefined);
     if (todo.length === 0) break;
-    // From the end, so earlier indices stay valid; no fix adds or removes a line.
+    const lineNow = lineIndex(current);
+    const fencesNow = outline(current).fences;
+    const pieces: string[] = [];
+    let from = current.length;
     for (const hit of [...todo].sort((a, b) => b.index - a.index)) {
+      if (hit.index + hit.length > from) continue;
       const kind = fixable(hit)!;
       const match = current.slice(hit.index, hit.index + hit.length);
       const replacement = kind === 'script' ? `&lt;${match.slice(1)}` : kind === 'shebang' ? `#\\${match.slice(1)}` : redact(match);
-      fixes.push({ kind, line: firstLine + lineOf(current, hit.index) - 1, inCode: inFence(fences, hit.index), what: hit.args[0] ?? '' });
-      current = current.slice(0, hit.index) + replacement + current.slice(hit.index + hit.length);
+      fixes.push({ kind, line: firstLine + lineNow(hit.index) - 1, inCode: inFence(fencesNow, hit.index), what: hit.args[0] ?? '' });
+      pieces.push(current.slice(hit.index + hit.length, from), replacement);
+      from = hit.index;
     }
+    pieces.push(current.slice(0, from));
+    current = pieces.reverse().join('');
   }
   const conversions: Conversion[] = [];
   const where = (group: Fix[]) => {

@@ -15,6 +15,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   api: () => import('./api'),
   editor: () => import('./editor'),
   workspace: () => import('./workspace'),
+  interop: () => import('./interop'),
   'ui-catalog': () => import('./ui'),
   'workbench-evals': () => import('./workbench'),
   'workbench-live': () => import('./live'),
