@@ -55,9 +55,22 @@ export interface SkillExport {
   conversions: Conversion[];
 }
 
-/** A list entry: continuation lines indented to the item's content column. */
-function item(text: string): string {
-  return `- ${text.split('\n').map((line, i) => (i === 0 || line === '' ? line : `  ${line}`)).join('\n')}`;
+/** A list entry behind `marker`: continuation lines indented to the item's content column. */
+function item(text: string, marker = '-'): string {
+  const indent = ' '.repeat(marker.length + 1);
+  return `${marker} ${text.split('\n').map((line, i) => (i === 0 || line === '' ? line : `${indent}${line}`)).join('\n')}`;
+}
+
+const THEMATIC_BREAK = /^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+
+/**
+ * A markdown list of `entries`, one item each. A bullet item whose text starts
+ * with dashes ("- --") would read as a horizontal rule, so such a list is
+ * numbered instead (all its items: a change of marker would start a new list).
+ */
+function list(entries: readonly string[]): string {
+  const numbered = entries.some((e) => THEMATIC_BREAK.test(`- ${e.split('\n')[0]}`));
+  return entries.map((e, i) => item(e, numbered ? `${i + 1}.` : '-')).join('\n');
 }
 
 function sameResource(a: SkillResource, b: SkillResource): boolean {
@@ -109,7 +122,7 @@ export function exportSkill(pkg: SkillPackage, name: string, limits: SkillAuthor
     ['tool_hints', pkg.tool_hints],
   ];
   for (const [field, entries] of lists) {
-    if (entries.length > 0) blocks.push(`## ${SECTION_TITLES[field]}\n\n${entries.map(item).join('\n')}`);
+    if (entries.length > 0) blocks.push(`## ${SECTION_TITLES[field]}\n\n${list(entries)}`);
   }
   const files: ExportFile[] = [];
   if (references.length > 0) {
@@ -120,9 +133,9 @@ export function exportSkill(pkg: SkillPackage, name: string, limits: SkillAuthor
       if (r.applies_to.length > 0) lines.push(`${REFERENCE_LABELS.applies_to}: ${r.applies_to.join(', ')}`);
       if (r.required_when_selected) lines.push(`${REFERENCE_LABELS.required}: yes`);
       if (r.content_type !== 'text/markdown') lines.push(`${REFERENCE_LABELS.content_type}: ${r.content_type}`);
-      return item(lines.join('\n'));
+      return lines.join('\n');
     });
-    blocks.push(`## ${REFERENCES_TITLE}\n\n${entries.join('\n')}`);
+    blocks.push(`## ${REFERENCES_TITLE}\n\n${list(entries)}`);
   }
   files.unshift({ path: 'SKILL.md', text: formatSkillMd(name, pkg.description, `${blocks.join('\n\n')}\n`) });
 

@@ -78,9 +78,13 @@ export function leadingList(fragment: string): { items: string[]; end: number } 
   if (!list || list.type !== 'list') return undefined;
   const end = list.position!.end.offset!;
   if (bounded.length < fragment.length && end >= bounded.length) return undefined;
-  const items = (list as List).children.map((item) => {
+  const children = (list as List).children;
+  const items = children.map((item, index) => {
     const start = item.position!.start.offset!;
-    const source = bounded.slice(start, item.position!.end.offset!);
+    // Items never overlap: an unclosed HTML block can make micromark end one inside the next item's marker.
+    const next = children[index + 1];
+    const end = Math.min(item.position!.end.offset!, next ? next.position!.start.offset! : Infinity);
+    const source = bounded.slice(start, end);
     const first = item.children[0];
     // The content column of the item: continuation lines are indented by it.
     const column = first ? first.position!.start.column - 1 : 0;

@@ -95,7 +95,9 @@ describe('exportSkill', () => {
       const n = c.codePointAt(0)!;
       return (n >= 0x20 || n === 0x0a) && !(n >= 0x7f && n <= 0x9f) && !(n >= 0x202a && n <= 0x202e) && !(n >= 0x2066 && n <= 0x2069) && !(n >= 0xd800 && n <= 0xdfff);
     };
-    const text = fc.string({ minLength: 1, maxLength: 80 }).map((s) => [...s].filter(allowed).join('').trim()).filter((s) => /\S/.test(s) && !/^(?:Load when|Applies to|Required when selected|Content type):/m.test(s));
+    // Plain text, and text made of markdown's own characters (list markers, rules, fences, tags).
+    const markdownish = fc.string({ unit: fc.constantFrom('-', '*', '#', '<', '>', '`', '~', '[', ']', '(', ')', ':', '!', ' ', '\n', 'a', '1', '.', '=', '|', '?', '\t'), minLength: 1, maxLength: 40 });
+    const text = fc.oneof(fc.string({ minLength: 1, maxLength: 80 }), markdownish).map((s) => [...s].filter(allowed).join('').trim()).filter((s) => /\S/.test(s) && !/^(?:Load when|Applies to|Required when selected|Content type):/m.test(s));
     const entry = fc.array(text, { minLength: 1, maxLength: 3 }).map((lines) => lines.join('\n'));
     const slug = fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/);
     const resource = fc.record({
@@ -122,7 +124,7 @@ describe('exportSkill', () => {
         const back = roundTrip(pkg, 'gen');
         expect(carried(back)).toEqual(carried(pkg));
       }),
-      { numRuns: 150 },
+      { numRuns: 300 },
     );
   });
 });
