@@ -4,7 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { WorkbenchError } from '../../core/errors';
-import { importSkills, writeSkillExport } from '../../core/interop/files';
+import { expandSkillPaths, importSkills, writeSkillExport } from '../../core/interop/files';
 import type { Conversion, SkillImportReport } from '../../core/interop/types';
 import { validatePackage } from '../../core/package/validate';
 import type { SkillId, SkillPackage } from '../../core/package/types';
@@ -20,7 +20,8 @@ const importUsage = `Usage: skillbench import PATH... --namespace NS [--workspac
 
 Converts Agent Skills folders (a SKILL.md with YAML frontmatter and a markdown
 body, plus reference files) into V1 packages at skills/packages/NS/<name>.json
-of the workspace. PATH is a SKILL.md or the folder holding one.
+of the workspace. PATH is a SKILL.md, the folder holding one, or a folder of
+such folders (each of its subfolders with a SKILL.md is imported).
 
 The frontmatter's name and description become the package's; the body and the
 folder's markdown files become resources, split at the V1 limits on heading
@@ -91,7 +92,7 @@ async function runImport(args: string[], io: CliIo): Promise<number> {
   });
   if (positionals.length === 0) throw new UsageError('expected at least one PATH (a SKILL.md or the folder holding one)');
   if (values.namespace === undefined) throw new UsageError('--namespace NS is required: the namespace the skills are imported into');
-  const report = await importSkills(positionals, {
+  const report = await importSkills(await expandSkillPaths(positionals, io.cwd), {
     namespace: values.namespace,
     workspace: resolve(io.cwd, values.workspace ?? '.'),
     cwd: io.cwd,

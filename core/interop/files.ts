@@ -248,6 +248,40 @@ export async function readSkillFolder(path: string, bounds: FolderBounds = {}): 
   return { label: path, folderName: basename(rootReal), skillMd: skillText, files, skipped };
 }
 
+/** Most skill folders one folder of skill folders is expanded to. */
+export const MAX_SKILL_FOLDERS = 200;
+
+/**
+ * The skill folders a path names: itself when it is a SKILL.md or holds one,
+ * otherwise its subfolders that hold one (a folder of skills, as a repository
+ * of skills is laid out), in name order, at most {@link MAX_SKILL_FOLDERS}. A
+ * path that is neither is returned as is, so the import reports it.
+ */
+export async function expandSkillPaths(paths: readonly string[], cwd: string = process.cwd()): Promise<string[]> {
+  const out: string[] = [];
+  for (const path of paths) {
+    const full = resolve(cwd, path);
+    const info = await stat(full).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      out.push(path);
+      continue;
+    }
+    const names = await readdir(full).catch(() => [] as string[]);
+    if (names.some((n) => n.toLowerCase() === 'skill.md')) {
+      out.push(path);
+      continue;
+    }
+    const found: string[] = [];
+    for (const name of names.sort()) {
+      if (found.length >= MAX_SKILL_FOLDERS) break;
+      const sub = await readdir(join(full, name)).catch(() => [] as string[]);
+      if (sub.some((n) => n.toLowerCase() === 'skill.md')) found.push(join(path, name));
+    }
+    out.push(...(found.length > 0 ? found : [path]));
+  }
+  return out;
+}
+
 /** Options of {@link importSkills}. */
 export interface ImportOptions {
   namespace: string;
