@@ -38,7 +38,8 @@ const isomorphic = ['core/package/**/*.ts', 'core/interop/types.ts', 'core/inter
 const browserCode = ['renderer/**/*.{ts,tsx}', 'electron/preload.ts'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'coverage/**'] },
+  // Agent Skills fixtures are data copied verbatim (their scripts are other projects' code, never run here).
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'coverage/**', 'test/fixtures/agent-skills/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
