@@ -40,6 +40,8 @@ const COMMANDS: Record<string, Loader> = {
   'review approve': () => import('./commands/review').then((m) => ({ command: m.approveCommand })),
   'review reject': () => import('./commands/review').then((m) => ({ command: m.rejectCommand })),
   'review publish': () => import('./commands/review').then((m) => ({ command: m.publishCommand })),
+  import: () => import('./commands/interop').then((m) => ({ command: m.importCommand })),
+  export: () => import('./commands/interop').then((m) => ({ command: m.exportCommand })),
 };
 
 /** The registered command names, sorted. */

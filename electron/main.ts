@@ -12,7 +12,7 @@
  * Built by `scripts/build-electron.mjs` into `dist/electron/main.mjs` (with
  * `preload.cjs` beside it); `npm start` builds and launches it.
  */
-import { BrowserWindow, Menu, app, ipcMain, protocol, safeStorage, screen, session, type WebContents } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, protocol, safeStorage, screen, session, type WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router } from '../core/api/router';
@@ -142,6 +142,13 @@ async function start(): Promise<void> {
   const connections = new ConnectionManager({ dataDir, env: process.env, secrets });
   const service = createWorkbenchService({ host: 'electron', version: app.getVersion(), env: process.env, dataDir, connections, evals: createEvalsPort() });
   redact = service.redact;
+  // The desktop's own folder picker (Import SKILL.md…, Export as SKILL.md); a browser shows a path field instead.
+  service.handlers['host.pickFolder'] = async (params) => {
+    const parent = BrowserWindow.getFocusedWindow();
+    const options = { title: params.title ?? 'Choose a folder', properties: ['openDirectory' as const, 'createDirectory' as const] };
+    const chosen = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+    return { path: chosen.canceled ? null : (chosen.filePaths[0] ?? null) };
+  };
   const router = new Router(service, {
     redact: service.redact,
     onInternalError: (method, error) => log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),

@@ -8,13 +8,14 @@ import { diffModule } from './diff/index';
 import { authoringModule } from './optimize/index';
 import { editorModule } from './editor/index';
 import { evalsModule } from './evals/module';
+import { interopModule } from './interop/index';
 import { publishModule } from './publish/index';
 import { reviewsModule } from './reviews/index';
 import { Shell } from './shell/Shell';
 import { createRegistry, RegistryContext } from './shell/views';
 import { versionsModule } from './versions/module';
 
-const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, evalsModule, authoringModule, reviewsModule]);
+const registry = createRegistry([connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, evalsModule, authoringModule, reviewsModule, interopModule]);
 
 export function App() {
   return (

@@ -26,6 +26,7 @@ import type { Handlers, RouterSource } from './router';
 import { storeMethods } from './storeMethods';
 import { reviewMethods } from './reviewMethods';
 import { workspaceMethods } from './workspaceMethods';
+import { interopMethods } from './interopMethods';
 import type { WatchOptions } from '../workspace/watch';
 
 /** Name of the built-in profile of the embedded default registry. */
@@ -119,6 +120,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const handlers: Handlers = {
     ...stores,
     ...workspace.handlers,
+    ...interopMethods({ pool, root: () => workspace.root(), resolveSource: workspace.resolveSource, draft: (id) => workspace.draft(id) }),
     ...reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: options.actor ?? defaultActor(env), ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
 
     'publish.package': async (params, context) => {

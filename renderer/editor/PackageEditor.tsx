@@ -324,6 +324,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     'editor.publish': { enabled: () => publishBlocked ?? true, run: () => actions.publish() },
     'editor.improveDescription': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.improve() },
     'editor.analyze': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.analyze() },
+    'editor.exportSkillMd': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.exportSkillMd() },
   });
 
   useTabPersistence(tab.id, {
@@ -379,6 +380,9 @@ export function PackageEditor({ tab, active }: TabViewProps) {
         </button>
         <button type="button" className="btn small" disabled={!doc} title="Ask the authoring advisor for advice and proposals" onClick={() => actions.analyze()} data-testid="editor-analyze">
           Analyze
+        </button>
+        <button type="button" className="btn small" disabled={!doc} title="Write this package as an Agent Skills folder (SKILL.md and references/)" onClick={() => actions.exportSkillMd()} data-testid="editor-export-skillmd">
+          Export as SKILL.md
         </button>
         <button
           type="button"

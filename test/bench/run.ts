@@ -16,6 +16,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   'serve-memory': () => import('./serve'),
   editor: () => import('./editor'),
   workspace: () => import('./workspace'),
+  interop: () => import('./interop'),
   'ui-catalog': () => import('./ui'),
   'workbench-evals': () => import('./workbench'),
   'workbench-live': () => import('./live'),
