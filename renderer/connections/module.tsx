@@ -16,6 +16,7 @@ import { SafeText, visibleControls } from '../shell/SafeText';
 import { ConnectionDialog, useConnectionDialog } from './ConnectionDialog';
 import { textOn } from './env';
 import { colourOf, useConnectionsStore, type ConnectionEntry, type Reachability } from './useConnectionsStore';
+import { watchedConnection } from '../storeData/queries';
 
 /** A profile as the store keeps it. */
 export function entryOf(view: ConnectionView): ConnectionEntry {
@@ -73,7 +74,8 @@ export async function checkConnection(name: string, options: { recheck?: boolean
   const store = useConnectionsStore.getState();
   if (!options.recheck) store.setReachability(name, { status: 'checking', at: Date.now() });
   try {
-    const view = await workbenchClient()['connections.open']({ name, ...(options.recheck && { check: true }) });
+    // While a view shows the connection's data, the recheck also looks for other writers' changes to it.
+    const view = await workbenchClient()['connections.open']({ name, ...(options.recheck && { check: true, ...(watchedConnection(name) && { watch: true }) }) });
     store.setReachability(name, reachabilityOf(view.state));
   } catch (error) {
     store.setReachability(name, { status: 'down', message: messageOf(error), at: Date.now() });
