@@ -47,4 +47,9 @@ export const catalogModule: ViewModule = {
   }, command: 'view.catalog' }],
   quickOpen: [skillsQuickOpen],
   extensions: [CatalogCommands],
+  intents: {
+    'catalog.open': ({ connection }) => {
+      openCatalog(connection);
+    },
+  },
 };
