@@ -9,6 +9,7 @@ import { create } from 'zustand';
 import { workbenchClient, type ConnectionState, type ConnectionView } from '../api/client';
 import { useCommands } from '../shell/commands';
 import { ContextMenu, useContextMenu, type MenuItem } from '../shell/ContextMenu';
+import { Icon } from '../shell/icons';
 import { useIntent } from '../shell/intents';
 import { Modal } from '../shell/Modal';
 import { closeTabs } from '../shell/guard';
@@ -292,10 +293,10 @@ function ConnectionsPanel() {
       <div className="section-header">
         <span className="title">Connections</span>
         <button type="button" className="icon-btn" title="Add connection" aria-label="Add connection" data-testid="connection-add" onClick={() => openDialog(undefined)}>
-          <i className="codicon codicon-add" aria-hidden="true" />
+          <Icon name="add" />
         </button>
         <button type="button" className="icon-btn" title="Refresh connection states" aria-label="Refresh connection states" data-testid="connection-refresh" onClick={() => void refreshConnections().then(() => (activeName ? checkConnection(activeName) : undefined))}>
-          <i className="codicon codicon-refresh" aria-hidden="true" />
+          <Icon name="refresh" />
         </button>
       </div>
       {loadError && (
@@ -398,6 +399,6 @@ function ConnectionsExtension() {
 
 export const connectionsModule: ViewModule = {
   id: 'connections',
-  activities: [{ id: 'connections', title: 'Connections', icon: '⛁', order: 0, panel: ConnectionsPanel, command: 'connection.switch' }],
+  activities: [{ id: 'connections', title: 'Connections', icon: 'database', order: 0, panel: ConnectionsPanel, command: 'connection.switch' }],
   extensions: [ConnectionsExtension],
 };

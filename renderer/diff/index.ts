@@ -89,7 +89,7 @@ provideEditorActions({
 
 export const diffModule: ViewModule = {
   id: 'diff',
-  tabViews: [{ kind: 'diff', scope: 'diff', component: DiffView, icon: '±' }],
+  tabViews: [{ kind: 'diff', scope: 'diff', component: DiffView, icon: 'diff' }],
   extensions: [PickerHost],
   intents: {
     'skill.diff': ({ before, after }) => {

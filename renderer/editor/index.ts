@@ -23,7 +23,7 @@ export function openEditor(connection: string, skill: SkillId, options: { previe
 
 export const editorModule: ViewModule = {
   id: 'editor',
-  tabViews: [{ kind: 'editor', scope: 'editor', component: PackageEditor, icon: '{}' }],
+  tabViews: [{ kind: 'editor', scope: 'editor', component: PackageEditor, icon: 'json' }],
   intents: {
     'skill.edit': ({ connection, skill, preview }) => {
       openEditor(connection, skill, preview === undefined ? {} : { preview });

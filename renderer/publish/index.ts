@@ -26,6 +26,6 @@ onPublishConflict((request) => {
 
 export const publishModule: ViewModule = {
   id: 'publish',
-  tabViews: [{ kind: 'merge', scope: 'merge', component: MergeView, icon: '≠' }],
+  tabViews: [{ kind: 'merge', scope: 'merge', component: MergeView, icon: 'git-merge' }],
   extensions: [PublishDialog],
 };

@@ -22,7 +22,7 @@ export interface TabView {
   /** The keymap scope of its root element. */
   scope: Scope;
   component: ComponentType<TabViewProps>;
-  /** A short glyph before the title. */
+  /** The icon before the title: a codicon name (see `icons.tsx`) or a short text glyph. */
   icon?: string;
 }
 
@@ -30,7 +30,7 @@ export interface TabView {
 export interface Activity {
   id: string;
   title: string;
-  /** A short glyph. */
+  /** A codicon name (see `icons.tsx`) or a short text glyph. */
   icon: string;
   /** Lower comes first. */
   order: number;

@@ -63,8 +63,8 @@ function VersionsCommands() {
 export const versionsModule: ViewModule = {
   id: 'versions',
   tabViews: [
-    { kind: 'versions', scope: 'versions', component: VersionsView, icon: '↻' },
-    { kind: 'revision', scope: 'global', component: RevisionView, icon: '≡' },
+    { kind: 'versions', scope: 'versions', component: VersionsView, icon: 'history' },
+    { kind: 'revision', scope: 'global', component: RevisionView, icon: 'file' },
   ],
   intents: {
     'skill.history': ({ connection, skill }) => {
