@@ -16,8 +16,9 @@ import { queryClient } from './storeData/queries';
 import { storeDataModule } from './storeData/module';
 import { createRegistry, RegistryContext } from './shell/views';
 import { versionsModule } from './versions/module';
+import { workspaceModule } from './explorer/module';
 
-const registry = createRegistry([storeDataModule, connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, evalsModule, authoringModule, reviewsModule]);
+const registry = createRegistry([storeDataModule, connectionsModule, catalogModule, editorModule, diffModule, publishModule, versionsModule, evalsModule, authoringModule, reviewsModule, workspaceModule]);
 
 export function App() {
   return (

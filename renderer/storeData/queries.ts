@@ -149,6 +149,12 @@ export function applyStoreChange(change: StoreChange): void {
   void queryClient.invalidateQueries({ queryKey: storeKeys.skill(change.connection, change.skill) });
 }
 
+/** Query keys of the open workspace and the autosaved drafts (not store data: their own events invalidate them). */
+export const workspaceKeys = {
+  files: ['workspace', 'files'] as const,
+  drafts: ['workspace', 'drafts'] as const,
+};
+
 /**
  * Follows the events that change store data; returns the unsubscribe function.
  * A saved or removed profile may point somewhere else now: its data is re-read.
@@ -161,8 +167,15 @@ export function followStoreEvents(): () => void {
     if (event.name) void queryClient.invalidateQueries({ queryKey: storeKeys.connection(event.name) });
     else void queryClient.invalidateQueries({ queryKey: ['store'] });
   });
+  const offWorkspace = api.on('workspace.changed', () => void queryClient.invalidateQueries({ queryKey: workspaceKeys.files }));
+  const offDrafts = api.on('drafts.changed', () => {
+    void queryClient.invalidateQueries({ queryKey: workspaceKeys.drafts });
+    void queryClient.invalidateQueries({ queryKey: workspaceKeys.files });
+  });
   return () => {
     offChanges();
     offConnections();
+    offWorkspace();
+    offDrafts();
   };
 }
