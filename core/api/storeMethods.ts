@@ -102,6 +102,7 @@ export function normalizedOrThrow(text: string, id: SkillId | undefined, limits:
   return check.normalized;
 }
 
+/** How a stored revision is named in a diff: the connection as people know it (its label), and the version. */
 function versionLabel(connection: string, revision: StoredRevision): string {
   return `${connection} v${revision.version}${revision.published ? ' (published)' : ''}`;
 }
@@ -132,9 +133,9 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
         return { label, text: packageText(pkg), package: pkg };
       }
       case 'stored':
-        return pool.use(source.connection, async (store) => {
+        return pool.use(source.connection, async (store, profile) => {
           const revision = source.version === 'published' ? await store.getPublished(source.skill) : await store.getVersion(source.skill, source.version);
-          return { label: versionLabel(source.connection, revision), text: packageText(revision.package), package: revision.package, version: revision.version, etag: revision.etag };
+          return { label: versionLabel(profile.label || source.connection, revision), text: packageText(revision.package), package: revision.package, version: revision.version, etag: revision.etag };
         });
       default:
         if (!options.resolveSource) throw new WorkbenchError('not_implemented', `${source.kind} sources are not available in this host`);

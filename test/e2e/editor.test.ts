@@ -57,7 +57,7 @@ describe('package editor (journey 1)', () => {
     await page.getByTestId('diff-chip').first().waitFor();
     const chips = await page.getByTestId('diff-chip').allTextContents();
     expect(chips).toEqual(['+1 should_activate']);
-    await expect(page.getByTestId('diff-title').textContent()).resolves.toMatch(/default v1.*→ draft/);
+    await expect(page.getByTestId('diff-title').textContent()).resolves.toMatch(/Local registry v1.*→ draft/);
     await screenshot(page, 'diff-draft-1280x800');
 
     // Back to the editor, publish.
