@@ -184,7 +184,7 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
     result.consequence =
       result.deletable.length === 0
         ? `Nothing changes: ${list(result.already_deleted)} ${result.already_deleted.length === 1 ? 'is' : 'are'} already deleted.`
-        : `${list(result.deletable)} of ${skillKey(id)} will become tombstone${result.deletable.length === 1 ? '' : 's'}: the content is deleted for good, anyone pinned to ${result.deletable.length === 1 ? 'it' : 'them'} gets "not found", and the version number${result.deletable.length === 1 ? ' is' : 's are'} never reused.`;
+        : `${list(result.deletable)} of ${skillKey(id)} will become ${result.deletable.length === 1 ? 'a tombstone' : 'tombstones'}: the content is deleted for good, anyone pinned to ${result.deletable.length === 1 ? 'it' : 'them'} gets "not found", and the version number${result.deletable.length === 1 ? ' is' : 's are'} never reused.`;
     return result;
   };
 

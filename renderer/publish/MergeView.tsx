@@ -117,7 +117,8 @@ export function MergeView({ tab }: TabViewProps) {
     try {
       const verdict = await workbenchClient()['validate.package']({ text, skill: request.skill, connection: request.connection });
       if (!verdict.result.valid) {
-        setError(`The registry finds ${verdict.result.errors.length} error(s) in the merged package: ${verdict.result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
+        const n = verdict.result.errors.length;
+        setError(`The registry finds ${n} error${n === 1 ? '' : 's'} in the merged package: ${verdict.result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
         return;
       }
       const theirs = request.conflict.theirs;

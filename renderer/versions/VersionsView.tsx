@@ -14,7 +14,7 @@ import { useConnection } from '../connections/useConnectionsStore';
 import { ago } from '../catalog/CatalogView';
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';
-import { SafeText } from '../shell/SafeText';
+import { SafeText, visibleControls } from '../shell/SafeText';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
@@ -46,6 +46,28 @@ function useHistory(connection: string, skill: SkillId) {
       if (query.hasNextPage && !query.isFetching) void query.fetchNextPage();
     },
   };
+}
+
+/** How long ago, in words: "just now", "1 minute ago", "3 hours ago", "2 days ago". */
+export function agoInWords(iso: string, now = Date.now()): string {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return '';
+  const s = Math.max(0, (now - t) / 1000);
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'} ago`;
+  if (s < 45) return 'just now';
+  if (s < 3600) return unit(Math.max(1, Math.round(s / 60)), 'minute');
+  if (s < 86_400) return unit(Math.round(s / 3600), 'hour');
+  if (s < 86_400 * 30) return unit(Math.round(s / 86_400), 'day');
+  if (s < 86_400 * 365) return unit(Math.round(s / (86_400 * 30)), 'month');
+  return unit(Math.round(s / (86_400 * 365)), 'year');
+}
+
+/** A tombstone as a sentence: "deleted 3 minutes ago by ana: leaked secret", with only what the store recorded. */
+export function tombstoneText(v: Pick<VersionView, 'deleted_at' | 'deleted_by' | 'deletion_reason'>, now = Date.now()): string {
+  const when = v.deleted_at ? ` ${agoInWords(v.deleted_at, now)}` : '';
+  const who = v.deleted_by ? ` by ${visibleControls(v.deleted_by)}` : '';
+  const why = v.deletion_reason ? `: ${visibleControls(v.deletion_reason)}` : '';
+  return `deleted${when}${who}${why}`;
 }
 
 /** Why a version cannot be deleted, or undefined when it can. */
@@ -191,16 +213,7 @@ export function VersionsView({ tab, active }: TabViewProps) {
               </span>
               {tomb ? (
                 <span className="version-text muted" data-testid={`version-tombstone-${v.version}`}>
-                  tombstone — deleted{v.deleted_by ? <> by <SafeText text={v.deleted_by} /></> : ''}{' '}
-                  <span title={v.deleted_at}>{v.deleted_at ? `${ago(v.deleted_at)} ago` : ''}</span>
-                  {v.deletion_reason ? (
-                    <>
-                      , reason “<SafeText text={v.deletion_reason} />”
-                    </>
-                  ) : (
-                    ''
-                  )}{' '}
-                  <span className="faint">(content unavailable)</span>
+                  {tombstoneText(v)} <span className="faint">(content unavailable)</span>
                 </span>
               ) : (
                 <span className="version-text">
