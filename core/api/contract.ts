@@ -1104,7 +1104,12 @@ export const METHODS = {
    * Opening reads and never creates a store. With `check`, an open store is
    * asked one small read, so a store that stopped answering reads `offline`.
    */
-  'connections.open': method<ConnectionView>()(z.strictObject({ name: connectionNameSchema, check: z.boolean().optional() })),
+  /**
+   * With `watch` as well, the check also compares the store's catalog with the
+   * one the last watched check saw, and emits `store.changed` for every skill
+   * another writer published, replaced or removed in between.
+   */
+  'connections.open': method<ConnectionView>()(z.strictObject({ name: connectionNameSchema, check: z.boolean().optional(), watch: z.boolean().optional() })),
   'connections.close': method<{ closed: boolean }>()(z.strictObject({ name: connectionNameSchema })),
   /** Profiles without secrets, as a portable document. */
   'connections.export': method<ProfilesExport>()(z.strictObject({ names: z.array(connectionNameSchema).max(1000).optional() })),
@@ -1389,6 +1394,13 @@ export interface WorkbenchEvents {
   /** A publication request was created or changed state. */
   'reviews.changed': { id: string; status: ReviewStatus };
   /**
+   * What a connection's store holds changed: this session published or deleted
+   * versions, or a watched recheck (`connections.open` with `watch`) found the
+   * catalog changed by another writer (a sync, the CLI, another workbench).
+   * Without `skill`, anything of the connection may have changed.
+   */
+  'store.changed': StoreChange;
+  /**
    * The desktop shell's native menu chose a command of the UI's keymap table
    * (its `command` id); the page runs it as if its key had been pressed.
    */
@@ -1397,6 +1409,22 @@ export interface WorkbenchEvents {
 
 /** Every event name. */
 export type WorkbenchEvent = keyof WorkbenchEvents;
+
+/** One change of a store, as `store.changed` carries it. */
+export interface StoreChange {
+  connection: string;
+  /** `published` and `deleted` by this session; `changed` when a recheck saw another writer's change. */
+  kind: 'published' | 'deleted' | 'changed';
+  skill?: SkillId;
+  /** The version now published (`published`, `changed`), absent when the skill left the catalog. */
+  version?: number;
+  /** The versions that became tombstones (`deleted`). */
+  versions?: number[];
+  /** Who made the change, when this session made it. */
+  actor?: string;
+  /** When the change was seen (ISO-8601). */
+  at: string;
+}
 
 const EVENT_SET: Record<WorkbenchEvent, true> = {
   'connections.changed': true,
@@ -1408,6 +1436,7 @@ const EVENT_SET: Record<WorkbenchEvent, true> = {
   'optimize.progressed': true,
   'optimize.finished': true,
   'reviews.changed': true,
+  'store.changed': true,
   'menu.selected': true,
 };
 

@@ -16,6 +16,7 @@ import { createRedactor, redactMessage, redactValue, secretsFromEnv } from '../r
 import { appDataDir } from '../store/connect';
 import { advisorAnalyze } from './advisorMethods';
 import { CatalogScans } from './catalogScan';
+import { CatalogWatch } from './catalogWatch';
 import type { AppInfo, ConnectionProfile, ConnectionState, ConnectionView, ProviderView, WorkbenchResults } from './contract';
 import { EVENT_NAMES } from './contract';
 import { toErrorData } from './errors';
@@ -31,6 +32,9 @@ import type { WatchOptions } from '../workspace/watch';
 
 /** Name of the built-in profile of the embedded default registry. */
 export const DEFAULT_CONNECTION = 'default';
+
+/** Past this many skills changed between two watched rechecks, one event says "anything may have changed". */
+const MAX_CHANGE_EVENTS = 20;
 
 /** Options of {@link createWorkbenchService}. */
 export interface WorkbenchServiceOptions {
@@ -106,6 +110,9 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
   });
   const scans = new CatalogScans();
+  const watch = new CatalogWatch();
+  const actor = options.actor ?? defaultActor(env);
+  const at = () => new Date().toISOString();
 
   const view = async (profile: ConnectionProfile): Promise<ConnectionView> => ({
     profile,
@@ -114,18 +121,43 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   });
 
   const workspace = workspaceMethods({ pool, events, draftsDir: join(dataDir, 'drafts'), ...(options.watch && { watch: options.watch }) });
-  const stores = storeMethods({ pool, scans, actor: options.actor ?? defaultActor(env), resolveSource: workspace.resolveSource });
+  const stores = storeMethods({ pool, scans, actor, resolveSource: workspace.resolveSource });
   const publish = stores['publish.package']!;
+  const deleteVersions = stores['delete.versions']!;
+  const reviews = reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: actor, ...(options.reviewer !== undefined && { reviewer: options.reviewer }) });
+  const reviewPublish = reviews['reviews.publish']!;
+  const getReview = reviews['reviews.get']!;
+
+  /** Tells every view of `connection` that a publication of this session changed what its store holds. */
+  const published = (connection: string, outcome: WorkbenchResults['publish.package']) => {
+    if (outcome.outcome === 'same_content_noop') return;
+    watch.note(connection, outcome.skill, outcome.version, outcome.manifest_hash);
+    events.emit('store.changed', { connection, kind: 'published', skill: outcome.skill, version: outcome.version, actor, at: at() });
+  };
 
   const handlers: Handlers = {
     ...stores,
     ...workspace.handlers,
     ...interopMethods({ pool, root: () => workspace.root(), resolveSource: workspace.resolveSource, draft: (id) => workspace.draft(id) }),
-    ...reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: options.actor ?? defaultActor(env), ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
+    ...reviews,
 
     'publish.package': async (params, context) => {
       const result = await publish(params, context);
+      published(params.connection, result);
       if (params.draft !== undefined) await workspace.published(params.draft, params.text, result);
+      return result;
+    },
+
+    'reviews.publish': async (params, context) => {
+      const result = await reviewPublish(params, context);
+      const review = await getReview({ id: params.id }, context).catch(() => undefined);
+      if (review) published(review.connection, result);
+      return result;
+    },
+
+    'delete.versions': async (params, context) => {
+      const result = await deleteVersions(params, context);
+      if (result.deleted.length > 0) events.emit('store.changed', { connection: params.connection, kind: 'deleted', skill: params.skill, versions: result.deleted, actor, at: at() });
       return result;
     },
 
@@ -140,6 +172,14 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
       try {
         if (params.check === true) await pool.use(params.name, (store, opened) => probeStore(store, opened));
         else await pool.open(params.name);
+        if (params.check === true && params.watch === true) {
+          const seen = watch.compare(params.name, await pool.use(params.name, (store) => store.listMetadata()));
+          if (seen.kind === 'changes') {
+            // Many changes at once (a sync) are one event: the views re-read everything of the connection anyway.
+            if (seen.changes.length > MAX_CHANGE_EVENTS) events.emit('store.changed', { connection: params.name, kind: 'changed', at: at() });
+            else for (const change of seen.changes) events.emit('store.changed', { connection: params.name, kind: 'changed', ...change, at: at() });
+          }
+        }
       } catch (error) {
         if (!(error instanceof WorkbenchError)) throw error;
       }
@@ -148,7 +188,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 
     'connections.close': async (params) => ({ closed: await pool.close(params.name) }),
 
-    ...(manager && connectionMethods(manager, pool, events, view, redact)),
+    ...(manager && connectionMethods(manager, pool, events, view, redact, watch)),
 
     'models.list': async () => ({ providers: (await describeProviders({ env })) satisfies ProviderView[] }),
 
@@ -208,18 +248,22 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 }
 
 /** The methods that change saved profiles: they exist only over a {@link ConnectionManager}. */
-function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, events: EventHub, view: (profile: ConnectionProfile) => Promise<ConnectionView>, redact: (text: string) => string): Handlers {
+function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, events: EventHub, view: (profile: ConnectionProfile) => Promise<ConnectionView>, redact: (text: string) => string, watch: CatalogWatch): Handlers {
   return {
     'connections.save': async (params) => {
       const saved = await manager.save(params);
       // The next use opens the store with the new settings.
       if (params.previous_name !== undefined) await pool.forget(params.previous_name);
       await pool.forget(saved.name);
+      // Another target is another catalog: the next watched check starts a new baseline.
+      if (params.previous_name !== undefined) watch.forget(params.previous_name);
+      watch.forget(saved.name);
       events.emit('connections.changed', { kind: 'saved', name: saved.name });
       return view(saved);
     },
     'connections.remove': async (params) => {
       await pool.forget(params.name);
+      watch.forget(params.name);
       const removed = await manager.remove(params.name);
       if (removed) events.emit('connections.changed', { kind: 'removed', name: params.name });
       return { removed };

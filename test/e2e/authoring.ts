@@ -4,6 +4,7 @@
  * command's chord from the keymap table.
  */
 import type { Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { keymapEntry } from '../../renderer/shell/keymap';
 import { playwrightChord } from '../../renderer/shell/keys';
 import { UI_WAIT_MS } from './harness';
@@ -85,4 +86,25 @@ export async function addExample(page: Page, text: string): Promise<void> {
 /** The number in the status bar's error count. */
 export async function statusErrors(page: Page): Promise<number> {
   return Number((await page.getByTestId('status-errors').textContent())?.replace(/\D/g, '') ?? 'NaN');
+}
+
+/**
+ * Answers the publish dialog by keyboard: the change reason typed over what it
+ * holds (a `?` in it too, as people write), the connection's name when it asks
+ * for a typed confirmation, then Enter.
+ */
+export async function confirmPublish(page: Page, reason: string, options: { confirmName?: string } = {}): Promise<void> {
+  await page.getByTestId('publish-confirm').waitFor();
+  const field = page.getByTestId('publish-reason');
+  await expect.poll(() => field.isEnabled()).toBe(true);
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'publish-reason');
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type(reason);
+  if (options.confirmName !== undefined) {
+    await page.keyboard.press('Tab');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'publish-confirm-name');
+    await page.keyboard.type(options.confirmName);
+  }
+  await expect.poll(() => page.getByTestId('publish-submit').isEnabled()).toBe(true);
+  await page.keyboard.press('Enter');
 }

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PackageRevision } from '../../core/api/contract';
-import { addEmptyExample, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors } from './authoring';
+import { addEmptyExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
 
 describe('package editor (journey 1)', () => {
@@ -57,13 +57,16 @@ describe('package editor (journey 1)', () => {
     await page.getByTestId('diff-chip').first().waitFor();
     const chips = await page.getByTestId('diff-chip').allTextContents();
     expect(chips).toEqual(['+1 should_activate']);
-    await expect(page.getByTestId('diff-title').textContent()).resolves.toMatch(/default v1.*→ draft/);
+    await expect(page.getByTestId('diff-title').textContent()).resolves.toMatch(/Local registry v1.*→ draft/);
     await screenshot(page, 'diff-draft-1280x800');
 
     // Back to the editor, publish.
     await pressCommand(page, 'tab.previous');
     await page.waitForFunction(() => document.activeElement?.closest('[data-scope="editor"]') !== null);
     await pressCommand(page, 'editor.publish');
+    await page.getByTestId('publish-confirm').waitFor();
+    await expect.poll(() => page.getByTestId('publish-chip').allTextContents()).toEqual(['+1 should_activate']);
+    await confirmPublish(page, 'Start the incident when the status page is down');
     const result = page.getByTestId('publish-result');
     await result.waitFor();
     await expect(result.getAttribute('data-version')).resolves.toBe('2');

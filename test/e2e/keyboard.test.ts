@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYMAP, keysOf } from '../../renderer/shell/keymap';
 import { formatChord, playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, addExample, pressCommand, statusErrors } from './authoring';
+import { addEmptyExample, addExample, confirmPublish, pressCommand, statusErrors } from './authoring';
 import { seedRefund } from './fixtures';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, type App } from './harness';
 
@@ -155,6 +155,7 @@ describe('journey 1 and evaluations by keyboard alone', () => {
     await pressCommand(page, 'tab.previous');
     await focusPackageText(page);
     await pressCommand(page, 'editor.publish');
+    await confirmPublish(page, 'Page the on-call engineer when checkout is down?');
     await page.getByTestId('publish-result').waitFor();
     await expect(page.getByTestId('publish-result').getAttribute('data-version')).resolves.toBe('2');
     await expect.poll(() => focusedTestId(page), wait).toBe('publish-close');

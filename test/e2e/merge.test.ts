@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PackageRevision, PublishOutcome } from '../../core/api/contract';
-import { addExample, openEditor, SKILL } from './authoring';
+import { addExample, confirmPublish, openEditor, SKILL } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
 
 describe('412 → merge (journey 2)', () => {
@@ -44,6 +44,7 @@ describe('412 → merge (journey 2)', () => {
 
     // B publishes: 412, and the merge view opens.
     await page.getByTestId('editor-publish').click();
+    await confirmPublish(page, 'Add the VPN outage example');
     const mergeView = page.getByTestId('merge-view');
     await mergeView.waitFor();
     await expect(page.getByTestId('merge-row-display_name').getAttribute('data-state')).resolves.toBe('theirs');
