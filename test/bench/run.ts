@@ -6,6 +6,7 @@
 import { formatTable, type BenchRow } from './harness';
 
 const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
+  cli: () => import('./cli'),
   package: () => import('./package'),
   'store-local': () => import('./store'),
   'store-redis': () => import('./redis'),
