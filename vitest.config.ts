@@ -36,14 +36,18 @@ export default defineConfig({
         },
       },
       {
-        // Chromium against `skillbench serve`: a renderer build, a server per file and one
-        // browser for the run (test/e2e/globalSetup.ts), on a machine that may be busy;
-        // never a speed assertion.
+        // Chromium against `skillbench serve`: a renderer build, a server per app and one
+        // Chromium per worker, shared by its files (hence no isolation; each page gets a
+        // fresh browser context). Every wait is for the app's own signal; the limits
+        // (test/e2e/harness.ts) only catch a state that never comes on a busy machine.
         extends: true,
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          isolate: false,
+          testTimeout: 600_000,
           hookTimeout: 600_000,
+          expect: { poll: { timeout: 300_000, interval: 50 } },
         },
       },
     ],

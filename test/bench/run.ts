@@ -30,3 +30,5 @@ for (const [name, load] of Object.entries(SUITES)) {
   rows.push(...(await bench()));
 }
 process.stdout.write(`${formatTable(rows)}\n`);
+// The UI suites share one Chromium; closing it lets the process end.
+await (await import('../e2e/harness')).closeSharedBrowser();
