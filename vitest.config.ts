@@ -1,5 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Unit tests that measure the worker's live heap (with a full collection every few
+ * milliseconds): in a worker that keeps the modules of every file it ran, each
+ * collection walks all of them, so these run in a fresh process of their own.
+ */
+const HEAP_TESTS = ['test/unit/evals/reports/json.test.ts', 'test/unit/evals/reports/html.test.ts'];
+
 // `npm test` (scripts/test.mjs) runs the unit and integration projects first and
 // the e2e project after them, so Chromium never competes with the node tests.
 export default defineConfig({
@@ -23,7 +30,15 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          exclude: HEAP_TESTS,
           isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'unit-heap',
+          include: HEAP_TESTS,
         },
       },
       {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: provision the system packages the tests need, build the CLI bundle
-// the tests spawn, run vitest in two phases (the unit and integration projects,
+// the tests spawn, run vitest in two phases (the unit, unit-heap and integration projects,
 // then the e2e project alone, so Chromium never competes with them for the two
 // cores), and end with one line `N passed, N failed` counted from both phases'
 // JSON reports. The exit code is vitest's: 0 only when both phases passed.
@@ -52,7 +52,7 @@ await buildCli({ prune: true });
 
 const extra = process.argv.slice(2);
 const phases = [
-  ['--project', 'unit', '--project', 'integration'],
+  ['--project', 'unit', '--project', 'unit-heap', '--project', 'integration'],
   ['--project', 'e2e'],
 ];
 const runs = [];
