@@ -35,6 +35,8 @@ export async function openEditor(page: Page, skill = SKILL, connection = 'defaul
  * editor in a tab of its own and returns the tab's id once that tab is active.
  */
 export async function goToSkill(page: Page, skill: { namespace: string; name: string }, connection = 'default'): Promise<string> {
+  // Go to Skill lists the catalogs of known connections: wait until the sidebar lists this one.
+  await page.getByTestId(`connection-row-${connection}`).waitFor();
   await pressCommand(page, 'quickOpen.show');
   await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'palette-input');
   await page.keyboard.type(`${skill.namespace}/${skill.name}`);

@@ -55,11 +55,13 @@ describe('package editor (journey 1)', () => {
     await pressCommand(page, 'editor.nextProblem');
     const line = Number(await problem.getAttribute('data-line'));
     await expect.poll(() => page.evaluate(() => document.querySelector('.monaco-editor .current-line')?.parentElement?.getAttribute('style') ?? '')).not.toBe('');
-    const cursorLine = await page.evaluate(() => {
-      const el = document.querySelector('[data-testid="editor-monaco"] .monaco-editor .line-numbers.active-line-number');
-      return Number(el?.textContent ?? 'NaN');
-    });
-    expect(cursorLine).toBe(line);
+    // The cursor moves once the editor has handled the key: wait for it to arrive, not for a moment.
+    const cursorLine = () =>
+      page.evaluate(() => {
+        const el = document.querySelector('[data-testid="editor-monaco"] .monaco-editor .line-numbers.active-line-number');
+        return Number(el?.textContent ?? 'NaN');
+      });
+    await expect.poll(cursorLine).toBe(line);
 
     // The fix: type the example into the empty quotes.
     await page.keyboard.press('End');
