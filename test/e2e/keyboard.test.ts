@@ -77,7 +77,7 @@ describe('the workbench by keyboard alone', () => {
     await page.keyboard.type('refund');
     await page.locator('[data-testid="catalog-count"][data-query="refund"]').waitFor();
     await page.keyboard.press('ArrowDown');
-    await expect(page.getByTestId('catalog-row-billing/refund').getAttribute('aria-selected')).resolves.toBe('true');
+    await expect.poll(() => page.getByTestId('catalog-row-billing/refund').getAttribute('aria-selected')).toBe('true');
     await page.getByTestId('catalog-preview-billing/refund').waitFor();
     await page.keyboard.press(playwrightChord('Mod+H'));
     await page.getByTestId('version-row-3').waitFor();
