@@ -12,10 +12,11 @@
  * a time through a FIFO queue, and every call starts from an empty sequence so
  * the same request and seed give the same answer.
  *
- * node-llama-cpp is an optional dependency (its prebuilt binaries are hundreds
- * of megabytes, and the desktop installers leave it out): it is imported on the
- * first `llama-cpp:` model only, and its absence is a model error naming the
- * package and the command that installs it, never a failure at import time.
+ * node-llama-cpp is an optional peer dependency (its prebuilt binaries are
+ * hundreds of megabytes, and the desktop installers leave it out): it is
+ * imported on the first `llama-cpp:` model only, and its absence is a model
+ * error naming the package and the command that installs it, never a failure
+ * at import time.
  *
  * Node-only (native addon, files). Loaded lazily by `openModel`.
  */
@@ -76,7 +77,8 @@ export type NodeLlamaCpp = typeof NodeLlamaCppModule;
 
 /**
  * The node-llama-cpp release Skillbench is built and tested against (the exact
- * version of package.json's optionalDependencies), named in the install hint.
+ * version package.json names as its optional peer and dev dependency), named in
+ * the install hint.
  */
 export const NODE_LLAMA_CPP_VERSION = '3.21.1';
 
