@@ -39,7 +39,9 @@ import {
   type WireValidateResponse,
   type WireVersionPage,
 } from '../store/httpWire';
-import { DEFAULT_ADMINISTRATION_LIMITS, checkDeleteRequest, checkIdempotencyKey, checkSkillId, isSlug } from '../store/publication';
+import { DEFAULT_ADMINISTRATION_LIMITS, checkDeleteRequest } from '../store/history';
+import { checkIdempotencyKey } from '../store/idempotency';
+import { checkSkillId, isSlug } from '../store/skillIds';
 import type { MetadataFilter, SkillAdministrationLimits, SkillStore, VersionQuery } from '../store/types';
 import { analyzePackage } from '../advisor/analyze';
 import { validationOf } from './advisorInput';

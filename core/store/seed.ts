@@ -8,7 +8,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultConnection, openStore, type OpenStoreOptions } from './connect';
 import { isStoreError } from './errors';
-import { isSlug } from './publication';
+import { isSlug } from './skillIds';
 import type { SkillStore } from './types';
 import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../workspace/read';
 
