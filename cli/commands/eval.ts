@@ -3,21 +3,35 @@
  * runtime selector pipeline, with resumable runs, reports and CI gates.
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { WorkbenchError } from '../../core/errors';
-import { closeSharedDispatcher, openModel } from '../../core/models/index';
-import type { ModelClient } from '../../core/models/types';
+import { closeSharedDispatcher } from '../../core/models/index';
+import { describeCaseOrigins } from '../../core/report/cases';
+import { exampleWorkspaceDir } from '../../core/store/seed';
 import type { SkillStore } from '../../core/store/types';
 import { AnswerCache } from '../../evals/cache';
-import { planEval, readBindingsFile, resolveTargets } from '../../evals/plan';
-import { writeHtmlReport, writeJsonReport, writeJunitReport, writeMarkdownReport } from '../../evals/reports/index';
-import { DEFAULT_CONCURRENCY, runEval, type RunProgress, type RunResult } from '../../evals/runner';
+import { readBindingsFile, resolveTargets } from '../../evals/plan';
+import { DEFAULT_CONCURRENCY, type RunProgress, type RunResult } from '../../evals/runner';
+import {
+  MAX_EVAL_CONCURRENCY,
+  MAX_EVAL_REPEATS,
+  MAX_EVAL_TIMEOUT_MS,
+  openEvaluationModels,
+  planEvaluation,
+  runEvaluation,
+  writeEvaluationReport,
+  type EvaluationSettings,
+  type OpenedModels,
+  type ReportFiles,
+} from '../../evals/service';
 import type { EvalSummary } from '../../evals/types';
 import type { GateOptions } from '../../evals/verdict';
 import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { checkOutputDir, checkOutputFile } from '../outputPath';
+import { readLimitsArg } from '../selectorArgs';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
 import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../store';
@@ -25,21 +39,32 @@ import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../
 const usage = `Usage: skillbench eval PATH_OR_ID... --model SPEC... [options]
 
 Runs labelled requests through the runtime selector for every model and
-reports activation accuracy per skill. PATH_OR_ID is a package file (a draft;
-its identity comes from .../<namespace>/<name>.json and extra cases from the
-sibling skills/evals/<namespace>/<name>.json), a workspace folder (every
-package in it), or <namespace>/<name> (the published revision in --from).
+reports activation accuracy per skill. PATH_OR_ID is a package file (a draft),
+a workspace folder (every package in it), or <namespace>/<name> (the published
+revision in --from).
+
+Each skill brings its activation examples plus the extra cases of its
+workspace, skills/evals/<namespace>/<name>.json: for a package file, the
+workspace it lies in; for <namespace>/<name>, --workspace (default: the working
+directory when it holds skills/, else the example workspace the default
+registry is seeded from, as \`skillbench serve\` opens it). The run prints and
+records how many came from each ("11 activation examples + 8 extra cases").
 
 The run is recorded in a folder (default .skillbench/runs/<config_hash>/) one
 cell at a time; running the same command again resumes it, redoing nothing.
 
-  --model SPEC             model to evaluate, repeatable (openai:fast, baseline:lexical, ...)
+  --model SPEC             activation model to evaluate, repeatable: the matrix's
+                           columns (openai:fast, baseline:lexical, ...)
+  --resource-model SPEC    one resource-selection model for every --model (guide 9.4);
+                           default: each model selects its own resources
   --from CONN              store holding the catalog and published revisions
                            (default: the local registry, seeded with the examples)
+  --workspace DIR          workspace whose skills/evals serves <namespace>/<name> targets
   --bindings FILE          the agent's TRUVAG3_SKILL_BINDINGS_JSON list; default: every
                            skill of the skill's namespace as an optional auto binding
-  --repeats N              runs of each case per model (default 1; seeds 0..N-1)
-  --concurrency N          calls in flight per provider (default ${DEFAULT_CONCURRENCY}); halved on rate limits
+  --limits FILE_OR_JSON    selector limits (guide 9.10) as a JSON object, as select takes them
+  --repeats N              runs of each case per model, 1..${MAX_EVAL_REPEATS} (default 1; seeds 0..N-1)
+  --concurrency N          calls in flight per provider, 1..${MAX_EVAL_CONCURRENCY} (default ${DEFAULT_CONCURRENCY}); halved on rate limits
   --timeout MS             per-attempt model timeout in milliseconds (default 60000)
   --out DIR                run folder (default .skillbench/runs/<config_hash>)
   --no-cache               do not answer from or write to the answer cache (.skillbench/cache)
@@ -153,38 +178,65 @@ function printSummary(io: CliIo, summary: EvalSummary): void {
   for (const g of summary.gates) say(io, `gate ${g.gate}: ${g.passed ? 'pass' : 'FAIL'}: ${g.message}`);
 }
 
-async function writeReports(io: CliIo, result: RunResult, files: { json?: string; junit?: string; markdown?: string; html?: string }): Promise<void> {
-  const { header, summary, cellsFile, runDir } = result;
+/** The report files, written by the evaluation service; `--json -` goes to stdout. */
+async function writeReports(io: CliIo, result: RunResult, files: ReportFiles): Promise<void> {
   const at = (f: string) => resolve(io.cwd, f);
-  if (files.json !== undefined) {
-    if (files.json === '-') {
-      const file = join(runDir, 'report.json');
-      await writeJsonReport(file, header, summary, cellsFile);
-      await pipeline(createReadStream(file), io.stdout, { end: false });
-    } else {
-      await writeJsonReport(at(files.json), header, summary, cellsFile);
-      say(io, `JSON report: ${files.json}`);
+  const names = { json: 'JSON', junit: 'JUnit', markdown: 'Markdown', html: 'HTML' } as const;
+  for (const format of ['json', 'junit', 'markdown', 'html'] as const) {
+    const file = files[format];
+    if (file === undefined) continue;
+    if (format === 'json' && file === '-') {
+      const copy = join(result.runDir, 'report.json');
+      await writeEvaluationReport('json', copy, result);
+      await pipeline(createReadStream(copy), io.stdout, { end: false });
+      continue;
+    }
+    await writeEvaluationReport(format, at(file), result);
+    say(io, `${names[format]} report: ${file}`);
+  }
+}
+
+/** Whether `dir` is a workspace: it holds `skills/packages` or `skills/evals`. */
+async function isWorkspace(dir: string): Promise<boolean> {
+  for (const sub of ['packages', 'evals']) {
+    try {
+      if ((await stat(join(dir, 'skills', sub))).isDirectory()) return true;
+    } catch {
+      // Not there: try the other.
     }
   }
-  if (files.junit !== undefined) {
-    await writeJunitReport(at(files.junit), header, summary, cellsFile);
-    say(io, `JUnit report: ${files.junit}`);
+  return false;
+}
+
+/**
+ * The evaluating workspace: whose `skills/evals` serves a `<namespace>/<name>`
+ * target. `--workspace DIR`; else the working directory when it is a
+ * workspace; else the example workspace, the one the default registry is
+ * seeded from and `skillbench serve` opens, so the README's eval and the
+ * workbench's Evaluate of a published example skill bring the same cases.
+ */
+async function evaluatingWorkspace(value: string | undefined, io: CliIo): Promise<string> {
+  if (value !== undefined) {
+    if (value.trim() === '') throw new UsageError('--workspace needs a folder');
+    const dir = resolve(io.cwd, value);
+    const isDir = await stat(dir).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
+    if (!isDir) throw new UsageError(`--workspace: ${value} is not a folder`);
+    return dir;
   }
-  if (files.markdown !== undefined) {
-    await writeMarkdownReport(at(files.markdown), header, summary);
-    say(io, `Markdown report: ${files.markdown}`);
-  }
-  if (files.html !== undefined) {
-    await writeHtmlReport(at(files.html), header, summary, cellsFile);
-    say(io, `HTML report: ${files.html}`);
-  }
+  return (await isWorkspace(io.cwd)) ? io.cwd : exampleWorkspaceDir();
 }
 
 async function run(rawArgs: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(normalizeJsonArg(rawArgs), {
     model: { type: 'string', multiple: true },
+    'resource-model': { type: 'string' },
     from: { type: 'string' },
+    workspace: { type: 'string' },
     bindings: { type: 'string' },
+    limits: { type: 'string' },
     repeats: { type: 'string' },
     concurrency: { type: 'string' },
     timeout: { type: 'string' },
@@ -202,9 +254,11 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   });
   if (positionals.length === 0) throw new UsageError('give at least one package file, workspace folder or <namespace>/<name>');
   const specs = modelSpecs(values.model);
-  const repeats = positiveInt(values.repeats, '--repeats') ?? 1;
-  const concurrency = positiveInt(values.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
-  const timeoutMs = positiveInt(values.timeout, '--timeout') ?? 60_000;
+  const resourceModel = values['resource-model'];
+  if (resourceModel !== undefined) modelSpecs([resourceModel], '--resource-model');
+  const repeats = positiveInt(values.repeats, '--repeats', MAX_EVAL_REPEATS) ?? 1;
+  const concurrency = positiveInt(values.concurrency, '--concurrency', MAX_EVAL_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
+  const timeoutMs = positiveInt(values.timeout, '--timeout', MAX_EVAL_TIMEOUT_MS) ?? 60_000;
   const gates: GateOptions = {};
   const minAccuracy = fraction(values['min-accuracy'], '--min-accuracy');
   const minRecall = fraction(values['min-recall'], '--min-recall');
@@ -222,13 +276,23 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     if (v !== undefined && v !== '-') await checkOutputFile(`--${flag}`, v, io.cwd);
   }
   if (values.out !== undefined) await checkOutputDir('--out', values.out, io.cwd);
-  const { targets, skipped } = await asUsage(resolveTargets(positionals, { cwd: io.cwd }));
+  const limits = await readLimitsArg(values.limits, io);
+  const workspace = await evaluatingWorkspace(values.workspace, io);
+  const { targets, skipped } = await asUsage(resolveTargets(positionals, { cwd: io.cwd, workspace }));
   for (const entry of skipped) say(io, `skillbench eval: ${entry.file}: ${entry.message} (skipped)`);
   const bindings = values.bindings !== undefined ? await asUsage(readBindingsFile(values.bindings, { cwd: io.cwd }), '--bindings') : undefined;
+  const settings: EvaluationSettings = {
+    models: specs,
+    ...(resourceModel !== undefined && { resourceModel }),
+    repeats,
+    comparePublished,
+    ...(bindings && { bindings, bindingsSource: values.bindings! }),
+    ...(limits && { limits: limits.given }),
+  };
   const source = connectionLabel(values.from, io);
 
   let store: SkillStore | undefined;
-  const models: ModelClient[] = [];
+  let models: OpenedModels | undefined;
   const stop = new AbortController();
   const hard = new AbortController();
   let interrupts = 0;
@@ -244,30 +308,24 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   };
   try {
     store = await openCliStore(values.from, io);
-    const plans = await planEval(targets, {
-      store,
-      cwd: io.cwd,
-      ...(bindings && { bindings, bindingsFile: values.bindings! }),
-      comparePublished,
-      source,
-    });
-    if (!plans.ok) {
-      for (const problem of plans.problems) {
+    const plan = await planEvaluation(targets, settings, { store, source, cwd: io.cwd });
+    if (!plan.ok) {
+      for (const problem of plan.problems) {
         say(io, `skillbench eval: ${problem.message}${problem.findings.length > 0 ? ':' : ''}`);
         for (const f of problem.findings) say(io, formatFinding(problem.file ?? problem.skill, f));
       }
       return EXIT.invalid;
     }
-    for (const w of plans.warnings) say(io, `warning: ${w.message}`);
-    for (const spec of specs) models.push(await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } }));
+    for (const w of plan.warnings) say(io, `warning: ${w.message}`);
+    for (const c of plan.cases) say(io, `cases of ${c.skill}: ${describeCaseOrigins(c, c.extras)}`);
+    models = await openEvaluationModels(settings, { env: io.env, timeoutMs });
     const cache = values['no-cache'] ? undefined : new AnswerCache(join(io.cwd, '.skillbench', 'cache'));
 
     process.on('SIGINT', onSigint);
-    const result = await runEval(
+    const result = await runEvaluation(
+      plan,
+      models,
       {
-        models,
-        skills: plans.skills,
-        repeats,
         concurrency,
         cwd: io.cwd,
         ...(values.out !== undefined && { runDir: resolve(io.cwd, values.out) }),
@@ -324,7 +382,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     return reportFailure(io, 'eval', error, { json: false });
   } finally {
     process.off('SIGINT', onSigint);
-    await Promise.allSettled(models.map((m) => m.close?.()));
+    await models?.close();
     await store?.close();
     await closeSharedDispatcher();
   }

@@ -8,13 +8,13 @@ import { openModel } from '../../core/models/index';
 import type { ModelClient } from '../../core/models/types';
 import { BOUNDARIES, type Boundary } from '../../core/package/types';
 import { formatBindingIssue, parseBindings } from '../../core/selector/bindings';
-import { resolveSelectorLimits, type SelectorLimits } from '../../core/selector/limits';
 import { parseTemplate, type PromptTemplate } from '../../core/selector/prompts/template';
 import { selectForRequest, type SelectionResult } from '../../core/selector/select';
 import type { DomainCompatibilityMode, SkillBinding } from '../../core/selector/types';
 import { openCatalog } from '../../core/workspace/catalog';
 import { SIDE_FILE_MAX_BYTES, readTextBounded } from '../../core/workspace/read';
 import { parse } from '../args';
+import { jsonArg, readLimitsArg } from '../selectorArgs';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
 import type { Command } from '../main';
@@ -40,36 +40,12 @@ the token budgets. One result per --model; models run concurrently.
   --domain-mode M            off, warn (default) or enforce
   --json                     print {results: [...]} on stdout`;
 
-/** Reads an argument that is either inline JSON (starting with `lead`) or a file path. */
-async function jsonArg(value: string, lead: string, io: CliIo, flag: string): Promise<{ text: string; source: string }> {
-  if (value.trimStart().startsWith(lead)) return { text: value, source: flag };
-  try {
-    return { text: await readTextBounded(resolve(io.cwd, value), SIDE_FILE_MAX_BYTES, value), source: value };
-  } catch (error) {
-    throw new UsageError(`${flag}: ${(error as Error).message}`);
-  }
-}
-
 async function readBindings(value: string | undefined, io: CliIo, maxBindings: number): Promise<SkillBinding[] | undefined> {
   if (value === undefined) return undefined;
   const { text, source } = await jsonArg(value, '[', io, '--bindings');
   const result = parseBindings(text, { maxBindings });
   if (!result.ok) throw new UsageError(`invalid bindings:\n${result.issues.map((i) => `  ${source}: ${formatBindingIssue(i)}`).join('\n')}`);
   return result.bindings;
-}
-
-async function readLimits(value: string | undefined, io: CliIo): Promise<SelectorLimits | undefined> {
-  if (value === undefined) return undefined;
-  const { text, source } = await jsonArg(value, '{', io, '--limits');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${source}: invalid JSON: ${(error as Error).message}`);
-  }
-  const result = resolveSelectorLimits(parsed);
-  if (!result.ok) throw new UsageError(`invalid limits:\n${result.issues.map((i) => `  ${source}: ${i.path}: ${i.message}`).join('\n')}`);
-  return result.limits;
 }
 
 async function readTemplates(files: string[], io: CliIo): Promise<{ activation?: PromptTemplate; resource?: PromptTemplate }> {
@@ -140,7 +116,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   for (const id of values['trusted-resource'] ?? []) {
     if (!/^[^/\s]+\/[^/#\s]+#[^#\s]+$/.test(id.trim())) throw new UsageError(`--trusted-resource expects NS/NAME#RESOURCE, got '${id}'`);
   }
-  const limits = await readLimits(values.limits, io);
+  const limits = (await readLimitsArg(values.limits, io))?.limits;
   const bindings = await readBindings(values.bindings, io, limits?.maxBindings ?? 32);
   const templates = await readTemplates(values.template ?? [], io);
   const specs = values.model && values.model.length > 0 ? values.model : ['baseline:lexical'];

@@ -172,10 +172,18 @@ export const evalRequestSchema = z.strictObject({
     .min(1)
     .max(32)
     .refine((m) => new Set(m).size === m.length, 'the same model is given twice'),
+  /**
+   * One resource-selection model for every model of `models` (guide 9.4
+   * `TRUVAG3_SKILL_RESOURCE_MODEL`); absent: each model selects its own
+   * resources. `models` are the activation models.
+   */
+  resource_model: z.string().min(1).max(2048).optional(),
   /** The store holding the catalog and the published revisions. */
   connection: connectionNameSchema,
   /** The agent's binding list; absent: every skill of the skill's namespace, bound auto. */
   bindings: z.array(bindingSchema).max(1000).optional(),
+  /** Selector limits (guide 9.10) other than the defaults, as `select --limits` takes them: checked by the engine. */
+  limits: z.record(z.string().max(64), z.number()).optional(),
   /** Also run each draft's published revision and compare them. */
   compare_published: z.boolean().default(false),
   repeats: z.number().int().min(1).max(100).default(1),
@@ -592,7 +600,17 @@ export interface EvalPlanView {
   estimated_calls: number;
   estimated_cost_usd: number | null;
   models: EvalModelEstimate[];
-  skills: { skill: string; cases: number; variants: { label: string; version: number | 'draft'; manifest_hash: string; catalog: EvalCatalogView }[] }[];
+  skills: {
+    skill: string;
+    cases: number;
+    /** Cases from the package's activation examples. */
+    examples: number;
+    /** Cases from the workspace's extra-cases file. */
+    extra_cases: number;
+    /** That file, workspace-relative, when there is one. */
+    extras_file?: string;
+    variants: { label: string; version: number | 'draft'; manifest_hash: string; catalog: EvalCatalogView }[];
+  }[];
   /** An earlier attempt of the same configuration that `evals.start` would resume. */
   resumable: { run: string; done: number; total: number } | null;
 }
