@@ -12,7 +12,7 @@
  * findings, doubts about a catalog as warnings, and a request that cannot be
  * planned at all as a thrown `WorkbenchError` with a store-taxonomy code.
  */
-import { relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { WorkbenchError } from '../core/errors';
 import { skillKey, type Finding, type SkillId, type SkillPackage } from '../core/package/types';
 import { formatBindingIssue, parseBindings, type BindingIssue } from '../core/selector/bindings';
@@ -161,7 +161,9 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
     if (!pkg) continue;
     let extras: EvalCase[] = [];
     if (t.extras) {
-      const shown = relative(options.cwd, t.extras) || t.extras;
+      // Relative when it lies under the working directory; a file elsewhere (the example workspace) by its whole path.
+      const rel = relative(options.cwd, t.extras);
+      const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? t.extras : rel;
       let text: string;
       try {
         text = await readTextBounded(t.extras, SIDE_FILE_MAX_BYTES, shown);

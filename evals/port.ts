@@ -125,6 +125,11 @@ export function gateOptions(request: Pick<EvalRequest, 'gates'>): GateOptions {
     ...(g.min_recall !== undefined && { minRecall: g.min_recall }),
     ...(g.min_precision !== undefined && { minPrecision: g.min_precision }),
     ...(g.fail_on_regression === true && { failOnRegression: true }),
+    ...(g.regression_margin !== undefined && { regressionMargin: g.regression_margin }),
+    ...(g.reference_model !== undefined && { referenceModel: g.reference_model }),
+    ...(g.max_error_rate !== undefined && { maxErrorRate: g.max_error_rate }),
+    ...(g.max_invalid_rate !== undefined && { maxInvalidRate: g.max_invalid_rate }),
+    ...(g.allow_skipped_activation === true && { allowSkippedActivation: true }),
   };
 }
 
@@ -207,6 +212,10 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
       const plan = async (request: EvalRequest): Promise<EvaluationPlan> => {
         const settings = settingsOf(request);
         checkSettings(settings);
+        const reference = request.gates.reference_model;
+        if (reference !== undefined && (!request.models.includes(reference) || request.models.length < 2)) {
+          throw new WorkbenchError('invalid_request', `the reference model must be one of at least two models, got '${reference}'`, { details: { pointer: '/gates/reference_model' } });
+        }
         let dir: string | undefined;
         const scratch = async () => (dir ??= await mkdtemp(join(tmpdir(), 'skillbench-eval-plan-')));
         try {

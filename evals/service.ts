@@ -346,6 +346,46 @@ export async function summarizeRunFolder(runDir: string, header: RunHeader, gate
   return summarize(header, cells, gates);
 }
 
+/** One distinct cause of a model's error cells or unusable answers, with how many cells it explains. */
+export interface CellCause {
+  kind: 'error' | 'unusable';
+  message: string;
+  cells: number;
+}
+
+/** Longest cause kept, in characters: a cause is a line to read, not a body to store. */
+const MAX_CAUSE_CHARS = 300;
+
+/**
+ * The first distinct causes of each model's error cells (their messages) and
+ * unusable answers (why the selector rejected them), in the order the run
+ * met them, at most `perModel` of each kind, each with the cells it
+ * explains. A user who reads "model unavailable" sees "no API key; set
+ * OPENAI_API_KEY" beside it instead of digging in `cells.jsonl`.
+ */
+export async function cellCauses(cellsFile: string, perModel = 3): Promise<Map<string, CellCause[]>> {
+  const out = new Map<string, CellCause[]>();
+  await scanCells(cellsFile, (cell) => {
+    let kind: CellCause['kind'] | undefined;
+    let message: string | undefined;
+    if (cell.outcome === 'error') {
+      kind = 'error';
+      message = cell.error ?? 'no message recorded';
+    } else if (cell.invalid) {
+      kind = 'unusable';
+      message = cell.diagnostics.find((d) => d.code === 'skill_activation_selection_invalid')?.message ?? 'the selector rejected the answer';
+    }
+    if (kind === undefined || message === undefined) return;
+    const text = message.length > MAX_CAUSE_CHARS ? `${message.slice(0, MAX_CAUSE_CHARS)}…` : message;
+    let causes = out.get(cell.model);
+    if (!causes) out.set(cell.model, (causes = []));
+    const known = causes.find((c) => c.kind === kind && c.message === text);
+    if (known) known.cells++;
+    else if (causes.filter((c) => c.kind === kind).length < perModel) causes.push({ kind, message: text, cells: 1 });
+  });
+  return out;
+}
+
 /** A report format. */
 export type ReportFormat = 'json' | 'junit' | 'markdown' | 'html';
 

@@ -18,16 +18,18 @@ import {
   MAX_EVAL_CONCURRENCY,
   MAX_EVAL_REPEATS,
   MAX_EVAL_TIMEOUT_MS,
+  cellCauses,
   openEvaluationModels,
   planEvaluation,
   runEvaluation,
   writeEvaluationReport,
+  type CellCause,
   type EvaluationSettings,
   type OpenedModels,
   type ReportFiles,
 } from '../../evals/service';
 import type { EvalSummary } from '../../evals/types';
-import type { GateOptions } from '../../evals/verdict';
+import { DEFAULT_REGRESSION_MARGIN, MAX_REGRESSION_MARGIN, type GateOptions } from '../../evals/verdict';
 import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { checkOutputDir, checkOutputFile } from '../outputPath';
@@ -76,11 +78,25 @@ cell at a time; running the same command again resumes it, redoing nothing.
   --min-accuracy X         fail (exit 1) when a skill's accuracy is below X (0..1)
   --min-recall X           fail when recall is below X
   --min-precision X        fail when precision is below X
-  --fail-on-regression     fail when a draft is worse than its published revision
-                           (implies --compare-published; see docs/eval-runs.md)
+  --fail-on-regression     fail unless each draft is shown non-inferior to its published
+                           revision (implies --compare-published; see docs/eval-runs.md)
+  --regression-margin X    the loss in paired accuracy tolerated, 0..${MAX_REGRESSION_MARGIN} (default ${DEFAULT_REGRESSION_MARGIN}):
+                           fail when the upper 95 % bound of the loss exceeds X
+  --reference-model SPEC   fail unless every other --model is non-inferior to SPEC (one of --model)
+  --max-error-rate R       share of a model's cells that may end in an error (default 0);
+                           above it the run reaches no verdict (exit 9)
+  --max-invalid-rate R     share of a model's answers that may be unusable (default 0; exit 9)
+  --allow-skipped-activation
+                           measure a catalog the selector skips (over budget) on purpose:
+                           a selector that never asked the model is not exit 9
+
+Rates count usable answers only: error cells and unusable answers (the runtime
+rejected them) are their own outcomes, shown next to every rate.
 
 Exit codes: 0 ok, 1 gate failed or invalid input package, 2 usage, 5 skill not
-found, 6 every cell of a model errored (model unavailable), 130 interrupted.`;
+found, 6 every cell of a model errored (model unavailable), 9 incomplete: no
+verdict (error cells or unusable answers above the limits, or the selector never
+asked the model), 130 interrupted.`;
 
 /** Exit code of an interrupted run (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
@@ -146,25 +162,31 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
 }
 
-function printSummary(io: CliIo, summary: EvalSummary): void {
-  const rows: string[][] = [['model', 'skill', 'variant', 'cells', 'acc', 'prec', 'recall', 'F1', 'TP', 'FP', 'TN', 'FN', 'err', 'inv', 'flaky']];
+/** `17/19`: the usable answers a row's rates rest on, out of its cells. */
+const usable = (s: { cells: number; errors: number; invalid: number }) => `${s.cells - s.errors - s.invalid}/${s.cells}`;
+
+function printSummary(io: CliIo, summary: EvalSummary, causes: Map<string, CellCause[]>): void {
+  const rows: string[][] = [['model', 'skill', 'variant', 'usable', 'acc', 'prec', 'recall', 'F1', 'TP', 'FP', 'TN', 'FN', 'err', 'unusable', 'flaky']];
   for (const m of summary.models) {
     for (const s of m.skills) {
-      rows.push([m.model, s.skill, s.variant, String(s.cells), rate(s.accuracy), rate(s.precision), rate(s.recall), rate(s.f1), String(s.tp), String(s.fp), String(s.tn), String(s.fn), String(s.errors), String(s.invalid), String(s.flaky_cases.length)]);
+      rows.push([m.model, s.skill, s.variant, usable(s), rate(s.accuracy), rate(s.precision), rate(s.recall), rate(s.f1), String(s.tp), String(s.fp), String(s.tn), String(s.fn), String(s.errors), String(s.invalid), String(s.flaky_cases.length)]);
     }
   }
   say(io, '');
   for (const line of table(rows)) say(io, line);
+  say(io, '(rates over the usable answers only: errors and unusable answers count in no rate)');
   say(io, '');
   for (const m of summary.models) {
     const cost = m.cost_usd === null ? 'cost unknown' : `cost $${m.cost_usd.toFixed(4)}`;
     const latency = m.latency_p50_ms === null ? 'no answers' : `latency p50 ${m.latency_p50_ms} ms, p95 ${m.latency_p95_ms} ms`;
-    say(io, `${m.model}${m.isBaseline ? ' (baseline, not a language model)' : ''}: ${latency}, tokens ${m.input_tokens} in / ${m.output_tokens} out, ${cost}, ${m.cached ?? 0} cached, ${m.errors} error${m.errors === 1 ? '' : 's'}`);
+    say(io, `${m.model}${m.isBaseline ? ' (baseline, not a language model)' : ''}: ${latency}, tokens ${m.input_tokens} in / ${m.output_tokens} out, ${cost}, ${m.cached ?? 0} cached, ${m.errors} error${m.errors === 1 ? '' : 's'}, ${m.invalid} unusable`);
     for (const s of m.skills) {
       const stolen = Object.entries(s.stolen_by ?? {});
       if (stolen.length > 0) say(io, `  ${s.skill} (${s.variant}) missed requests went to: ${stolen.map(([k, n]) => `${k} (${n})`).join(', ')}`);
       if (s.resource_accuracy !== null) say(io, `  ${s.skill} (${s.variant}) resource selection: ${rate(s.resource_accuracy)} over ${s.resource_cases} case${s.resource_cases === 1 ? '' : 's'}`);
     }
+    // The first distinct causes, so "model unavailable" never hides "no API key" in cells.jsonl.
+    for (const c of causes.get(m.model) ?? []) say(io, `  ${c.kind === 'error' ? 'error' : 'unusable answer'} (${c.cells} cell${c.cells === 1 ? '' : 's'}): ${c.message}`);
   }
   for (const c of summary.comparisons) {
     const who = c.kind === 'variant' ? `${c.model} ${c.skill}` : `${c.skill} (${c.variant})`;
@@ -174,8 +196,10 @@ function printSummary(io: CliIo, summary: EvalSummary): void {
     const trigger = c.mean_abs_trigger_rate_difference === null ? '' : `; mean per-case trigger-rate difference ${c.mean_abs_trigger_rate_difference.toFixed(3)}`;
     say(io, `compare ${who}: ${c.a} ${rate(c.accuracy_a)} vs ${c.b} ${rate(c.accuracy_b)} on ${c.pairs} paired case${c.pairs === 1 ? '' : 's'}${leftOut}, McNemar p=${c.test.pValue.toPrecision(3)} (${verdict})${trigger}`);
   }
-  for (const w of summary.verdict.warnings) if (w.code !== 'cell_errors') say(io, `warning: ${w.message}`);
+  // Every warning, error cells included: as loud here as in the HTML report.
+  for (const w of summary.verdict.warnings) say(io, `warning: ${w.message}`);
   for (const g of summary.gates) say(io, `gate ${g.gate}: ${g.passed ? 'pass' : 'FAIL'}: ${g.message}`);
+  for (const r of summary.verdict.reasons ?? []) say(io, `NO VERDICT: ${r.message}`);
 }
 
 /** The report files, written by the evaluation service; `--json -` goes to stdout. */
@@ -251,6 +275,11 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     'min-recall': { type: 'string' },
     'min-precision': { type: 'string' },
     'fail-on-regression': { type: 'boolean' },
+    'regression-margin': { type: 'string' },
+    'reference-model': { type: 'string' },
+    'max-error-rate': { type: 'string' },
+    'max-invalid-rate': { type: 'string' },
+    'allow-skipped-activation': { type: 'boolean' },
   });
   if (positionals.length === 0) throw new UsageError('give at least one package file, workspace folder or <namespace>/<name>');
   const specs = modelSpecs(values.model);
@@ -267,6 +296,22 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   if (minRecall !== undefined) gates.minRecall = minRecall;
   if (minPrecision !== undefined) gates.minPrecision = minPrecision;
   if (values['fail-on-regression']) gates.failOnRegression = true;
+  const margin = fraction(values['regression-margin'], '--regression-margin');
+  if (margin !== undefined) {
+    if (margin > MAX_REGRESSION_MARGIN) throw new UsageError(`--regression-margin must be a number from 0 to ${MAX_REGRESSION_MARGIN}, got '${values['regression-margin']}'`);
+    gates.regressionMargin = margin;
+  }
+  const reference = values['reference-model'];
+  if (reference !== undefined) {
+    if (!specs.includes(reference)) throw new UsageError(`--reference-model must be one of the --model specs, got '${reference}'`);
+    if (specs.length < 2) throw new UsageError('--reference-model needs at least one other --model to compare with it');
+    gates.referenceModel = reference;
+  }
+  const maxErrorRate = fraction(values['max-error-rate'], '--max-error-rate');
+  const maxInvalidRate = fraction(values['max-invalid-rate'], '--max-invalid-rate');
+  if (maxErrorRate !== undefined) gates.maxErrorRate = maxErrorRate;
+  if (maxInvalidRate !== undefined) gates.maxInvalidRate = maxInvalidRate;
+  if (values['allow-skipped-activation']) gates.allowSkippedActivation = true;
   const comparePublished = values['compare-published'] === true || values['fail-on-regression'] === true;
   for (const flag of ['json', 'junit', 'markdown', 'html'] as const) {
     const v = values[flag];
@@ -358,7 +403,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       return EXIT_INTERRUPTED;
     }
     const { summary } = result;
-    printSummary(io, summary);
+    printSummary(io, summary, await cellCauses(result.cellsFile));
     if (result.cache && (result.cache.hits > 0 || result.cache.misses > 0)) say(io, `answer cache: ${result.cache.hits} hit${result.cache.hits === 1 ? '' : 's'}, ${result.cache.misses} miss${result.cache.misses === 1 ? '' : 'es'}`);
     await writeReports(io, result, {
       ...(values.json !== undefined && { json: values.json }),
@@ -370,6 +415,10 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     if (verdict.status === 'unavailable') {
       say(io, `skillbench eval: ${verdict.message}`);
       return EXIT.unavailable;
+    }
+    if (verdict.status === 'incomplete') {
+      say(io, `skillbench eval: INCOMPLETE, no verdict reached (exit ${EXIT.incomplete}): ${verdict.message.replace(/^incomplete: /, '')}`);
+      return EXIT.incomplete;
     }
     if (verdict.status === 'failed') {
       say(io, `skillbench eval: ${verdict.gates_failed} gate${verdict.gates_failed === 1 ? '' : 's'} failed`);

@@ -198,8 +198,18 @@ export const evalRequestSchema = z.strictObject({
       min_accuracy: z.number().min(0).max(1).optional(),
       min_recall: z.number().min(0).max(1).optional(),
       min_precision: z.number().min(0).max(1).optional(),
-      /** Fail when a draft is worse than its published revision. */
+      /** Fail unless each draft is shown non-inferior to its published revision. */
       fail_on_regression: z.boolean().optional(),
+      /** The loss in paired accuracy the comparison gates tolerate (default 0.05). */
+      regression_margin: z.number().min(0).max(0.5).optional(),
+      /** Fail unless every other model is non-inferior to this one (one of `models`). */
+      reference_model: z.string().min(1).max(2048).optional(),
+      /** Share of a model's cells that may end in an error before the run reaches no verdict (default 0). */
+      max_error_rate: z.number().min(0).max(1).optional(),
+      /** Share of a model's answers that may be unusable before the run reaches no verdict (default 0). */
+      max_invalid_rate: z.number().min(0).max(1).optional(),
+      /** The run measures a catalog the selector skips on purpose. */
+      allow_skipped_activation: z.boolean().optional(),
     })
     .default({}),
 });
@@ -713,6 +723,8 @@ export interface EvalSkillMetrics {
   stolen_by?: Record<string, number>;
   resource_accuracy: number | null;
   resource_cases: number;
+  /** Answered cells whose activation selector asked the model. */
+  asked?: number;
 }
 
 /** The engine's summary of a run: shown as is, never re-derived. */
@@ -754,6 +766,10 @@ export interface EvalSummaryView {
     unavailable_models: string[];
     cells: { recorded: number; expected: number };
     warnings: { code: string; message: string; catalog?: string; model?: string }[];
+    /** Why no verdict was reached (status `incomplete`). */
+    reasons?: { code: string; message: string; model?: string; catalog?: string; value?: number; threshold?: number }[];
+    /** The limits the run was judged under. */
+    limits?: { max_error_rate: number; max_invalid_rate: number; regression_margin?: number; allow_skipped_activation?: boolean };
   };
 }
 
