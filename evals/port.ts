@@ -501,6 +501,8 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
             cases: header.cases.map((c) => ({ ...c })),
             variants: header.variants.map((v) => ({ ...v })),
             catalogs: Object.fromEntries(Object.entries(header.catalogs).map(([k, c]) => [k, catalogView(c)])),
+            ...(header.resource_model !== undefined && { resource_model: header.resource_model }),
+            ...(header.extras && { extras: { ...header.extras } }),
             summary: summary as EvalSummaryView | null,
           };
         },

@@ -779,6 +779,10 @@ export interface EvalRunDetail {
   cases: EvalCaseView[];
   variants: { label: string; skill: string; version: number | 'draft'; manifest_hash: string; file?: string }[];
   catalogs: Record<string, EvalCatalogView>;
+  /** The one resource-selection model of every activation model, when the run pinned one (guide 9.4). */
+  resource_model?: string;
+  /** The extra-cases file of each skill that has one, as recorded. */
+  extras?: Record<string, string>;
   /** Null until the first cell is recorded. */
   summary: EvalSummaryView | null;
 }
