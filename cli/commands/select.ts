@@ -140,7 +140,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
 
   const models: ModelClient[] = [];
   let resourceModel: ModelClient | undefined;
-  const catalog = await openCatalog(values.catalog, { cwd: io.cwd });
+  const catalog = await openCatalog(values.catalog, { cwd: io.cwd, env: io.env });
   try {
     for (const spec of specs) models.push(await openModel(spec, { env: io.env }));
     if (resourceSpec !== undefined) resourceModel = models.find((m) => m.spec === resourceSpec) ?? (await openModel(resourceSpec, { env: io.env }));

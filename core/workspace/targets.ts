@@ -67,6 +67,16 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /**
+ * Where the extra cases of `id` belong, whether or not the file exists:
+ * `<root>/evals/<namespace>/<name>.json` when `packagesDir` is a workspace's
+ * `.../packages` folder, else undefined.
+ */
+export function extraCasesPath(packagesDir: string, id: SkillId): string | undefined {
+  if (basename(packagesDir) !== 'packages') return undefined;
+  return join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
+}
+
+/**
  * The extra-cases file of `id`: `<root>/evals/<namespace>/<name>.json` when
  * `packagesDir` is a workspace's `.../packages` folder and something is at
  * that path. Whatever is there is returned, a folder or a FIFO too: the
@@ -74,9 +84,8 @@ async function exists(path: string): Promise<boolean> {
  * regular file, so an eval never runs without cases the user put there.
  */
 export async function extraCasesFile(packagesDir: string, id: SkillId): Promise<string | undefined> {
-  if (basename(packagesDir) !== 'packages') return undefined;
-  const file = join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
-  return (await exists(file)) ? file : undefined;
+  const file = extraCasesPath(packagesDir, id);
+  return file !== undefined && (await exists(file)) ? file : undefined;
 }
 
 /** The extra-cases file of `id` in the workspace folder `workspace` (the folder holding `skills/`), when there is one. */
