@@ -207,6 +207,7 @@ function modelsSection(summary: EvalSummary, s: Scan): string {
       );
       groups.push({
         label,
+        title: `${m.model}${variants ? ` [${v.variant}]` : ''}`,
         values: [
           { name: 'accuracy', value: v.accuracy },
           { name: 'precision', value: v.precision },

@@ -20,6 +20,8 @@ export interface BarValue {
 /** A group of bars (one model, or one model and variant). */
 export interface BarGroup {
   label: string;
+  /** What hovering the label shows (the full model spec); default the label. */
+  title?: string;
   values: BarValue[];
 }
 
@@ -58,7 +60,7 @@ export function rateBars(title: string, groups: readonly BarGroup[]): string {
   groups.forEach((g, gi) => {
     const top = legendH + gi * (groupH + groupGap);
     // Cut in the middle: the end (the model name, the variant) is what tells two labels apart.
-    parts.push(`<text x="${labelW - 8}" y="${fmt(top + groupH / 2 + 4)}" text-anchor="end"><title>${h(g.label)}</title>${h(middleTruncate(g.label, 32))}</text>`);
+    parts.push(`<text x="${labelW - 8}" y="${fmt(top + groupH / 2 + 4)}" text-anchor="end"><title>${h(g.title ?? g.label)}</title>${h(middleTruncate(g.label, 32))}</text>`);
     g.values.forEach((v, i) => {
       const y = top + i * (barH + gap);
       if (v.value === null || !Number.isFinite(v.value)) {
