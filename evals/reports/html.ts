@@ -17,7 +17,7 @@ import { CaseFolder, cellCorrect, correctCount, describeCounts, foldId, isFlaky,
 import { catalogGroups, catalogUse, flakyOf, formatCount, formatGateNumber, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, runFacts, shortLabels, usableShare, variantTotals, warningLabel } from './format';
 import type { ReportWritten } from './json';
 import { writeReportFile, type ReportSink } from './sink';
-import { confusionMatrix, LatencyHistogram, latencyChart, rateBars } from './svg';
+import { confusionMatrix, LatencyHistogram, latencyChart, rateBars, type BarGroup } from './svg';
 
 /** The Content-Security-Policy of every HTML report. */
 export const HTML_REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -196,7 +196,7 @@ function modelsSection(summary: EvalSummary, s: Scan): string {
   const variants = hasVariants(summary.models);
   const short = shortLabels(summary.models.map((m) => m.model));
   const rows: string[] = [];
-  const groups: Array<{ label: string; values: Array<{ name: string; value: number | null }> }> = [];
+  const groups: BarGroup[] = [];
   const matrices: string[] = [];
   summary.models.forEach((m, mi) => {
     for (const v of variantTotals(m)) {
