@@ -26,6 +26,7 @@ import type { SelectionTrace } from '../selector/select';
 import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
 import type { CheckedProposal, DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
 import type { SkillExportReport, SkillImportReport } from '../interop/types';
+import { STORE_ERROR_STATUS } from '../store/errors';
 
 // ---------------------------------------------------------------------------
 // Errors.
@@ -35,19 +36,7 @@ import type { SkillExportReport, SkillImportReport } from '../interop/types';
  * taxonomy (guide section 11); the rest are the workbench's own.
  */
 export const ERROR_STATUS = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  precondition_failed: 412,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  validation_failed: 422,
-  precondition_required: 428,
-  integrity_mismatch: 502,
-  unavailable: 503,
-  timeout: 504,
+  ...STORE_ERROR_STATUS,
   /** A model could not answer (every attempt of the chain failed). */
   model_unavailable: 503,
   /** The saved connection secrets cannot be decrypted (missing or wrong key). */
