@@ -17,6 +17,11 @@ export function examplesPackagesDir(): string {
   return fileURLToPath(new URL('../../examples/skills/packages/', import.meta.url));
 }
 
+/** The example workspace itself (`examples/`, holding `skills/packages/` and `skills/evals/`). */
+export function exampleWorkspaceDir(): string {
+  return fileURLToPath(new URL('../../examples/', import.meta.url));
+}
+
 /** Outcome of {@link seedExamples}: what was published and what was skipped, with why. */
 export interface SeedReport {
   published: { namespace: string; name: string; version: number; file: string }[];
