@@ -34,7 +34,7 @@ const browserOnlyGlobals = only(globals.browser).map((name) => ({ name, message:
 
 // The files that run in a browser or worker as well as in Node. They see only the globals
 // both runtimes share (no Buffer, no process, no window, no document).
-const isomorphic = ['core/package/**/*.ts', 'core/interop/types.ts', 'core/interop/outline.ts', 'core/interop/split.ts', 'core/interop/skillMd.ts', 'core/interop/sections.ts', 'core/interop/neutralize.ts', 'core/interop/importSkill.ts', 'core/interop/exportSkill.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts', 'core/redact.ts', 'core/retry.ts', 'core/api/mediaTypes.ts'];
+const isomorphic = ['core/package/**/*.ts', 'core/interop/types.ts', 'core/interop/outline.ts', 'core/interop/split.ts', 'core/interop/skillMd.ts', 'core/interop/sections.ts', 'core/interop/neutralize.ts', 'core/interop/importSkill.ts', 'core/interop/exportSkill.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/names.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts', 'core/redact.ts', 'core/retry.ts', 'core/api/mediaTypes.ts'];
 const browserCode = ['renderer/**/*.{ts,tsx}', 'electron/preload.ts'];
 
 export default tseslint.config(
