@@ -8,8 +8,9 @@
  * `contract.ts` fails to compile when its methods or events differ from the
  * lists here, so the two cannot drift apart.
  *
- * Isomorphic: no `node:` imports, no dependencies.
+ * Isomorphic: no `node:` imports; no package dependencies.
  */
+import { STORE_ERROR_STATUS } from '../store/errors';
 
 /** Every method name of the contract, sorted. */
 export const METHOD_NAMES = Object.freeze([
@@ -107,23 +108,11 @@ export function isWorkbenchEvent(name: unknown): name is WorkbenchEventName {
 }
 
 /**
- * Error codes and the HTTP status each maps to. The first block is the store
- * taxonomy (guide section 11); the rest are the workbench's own.
+ * Error codes and the HTTP status each maps to: the store taxonomy (guide
+ * section 11, from `STORE_ERROR_STATUS`), then the workbench's own.
  */
 export const ERROR_STATUS = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  precondition_failed: 412,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  validation_failed: 422,
-  precondition_required: 428,
-  integrity_mismatch: 502,
-  unavailable: 503,
-  timeout: 504,
+  ...STORE_ERROR_STATUS,
   /** A model could not answer (every attempt of the chain failed). */
   model_unavailable: 503,
   /** The saved connection secrets cannot be decrypted (missing or wrong key). */
