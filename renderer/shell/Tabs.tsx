@@ -115,6 +115,19 @@ class ViewLoadBoundary extends Component<{ kind: string; children: ReactNode }, 
   }
 }
 
+/**
+ * Mounts with the view, once its code has arrived: focus moved into the tab
+ * while it was loading rests on the panel itself, so it goes on to the
+ * view's `data-autofocus` element as it would have for a view already loaded.
+ */
+function FocusOnArrival({ panel }: { panel: RefObject<HTMLDivElement | null> }) {
+  useEffect(() => {
+    const root = panel.current;
+    if (root && document.activeElement === root) root.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+  }, [panel]);
+  return null;
+}
+
 function TabPanel({ tab, active }: { tab: Tab; active: boolean }) {
   const { tabView } = useRegistry();
   const ref = useRef<HTMLDivElement>(null);
@@ -142,6 +155,7 @@ function TabPanel({ tab, active }: { tab: Tab; active: boolean }) {
               }
             >
               <View tab={tab} active={active} />
+              <FocusOnArrival panel={ref} />
             </Suspense>
           </ViewLoadBoundary>
         ) : (
