@@ -5,7 +5,10 @@
  */
 import { WorkbenchError } from '../core/errors';
 import type { Finding } from '../core/package/types';
+import type { ConnectionProfile } from '../core/api/contract';
+import { guardingProfile } from '../core/connections/identity';
 import { ConnectionManager, isProfileName } from '../core/connections/manager';
+import { guardStore, protectedError, readOnlyError, requiresApproval } from '../core/connections/open';
 import { appDataDir, defaultConnection, redactConnection } from '../core/store/connect';
 import { StoreError } from '../core/store/errors';
 import { openSeededStore } from '../core/store/seed';
@@ -14,23 +17,51 @@ import { UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, printJson, say } from './io';
 
 /**
+ * The guarded saved profile (protected, read-only, or on a host that enforces
+ * approvals) whose store `connection` names (the default registry when
+ * absent): the same folder after resolving links, the same Redis deployment,
+ * or the same base URL. Typing the store instead of the profile's name is no
+ * way around its guard.
+ */
+export async function guardingProfileOf(connection: string | undefined, io: CliIo): Promise<ConnectionProfile | undefined> {
+  const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
+  return guardingProfile(connection ?? defaultConnection(io.env), io.cwd, await manager.list());
+}
+
+/** A write the profile refuses is refused before anything is opened (or created). */
+function refuseWrite(profile: ConnectionProfile, action: 'publish' | 'delete'): void {
+  if (profile.read_only) throw readOnlyError(profile, action);
+  if (requiresApproval(profile)) throw protectedError(profile, action);
+}
+
+/**
  * Opens the connection a command names: a saved profile by name (with its saved
  * secrets, read-only and protected flags), a connection string, or (absent) the
  * default local registry, seeded with the examples the first time it is found
- * empty. A named `local:` registry is created only for a write (`create`); a read
- * of one that does not exist fails with `not_found` (exit 5) and creates nothing.
+ * empty. A connection string that names the store of a guarded profile wears
+ * that profile's guard. A named `local:` registry is created only for a write
+ * (`create`); a read of one that does not exist fails with `not_found` (exit 5)
+ * and creates nothing. A write (`create` for a publish, `delete`) the guard
+ * refuses is refused before anything is opened. `asHost` is for an approval-enforcing host only: it
+ * checks every write itself, so the protected guard stays off (read-only stays).
  */
-export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean } = {}): Promise<SkillStore> {
+export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean; delete?: boolean; asHost?: boolean } = {}): Promise<SkillStore> {
+  const write = options.asHost === true ? undefined : options.create === true ? 'publish' : options.delete === true ? 'delete' : undefined;
   if (connection !== undefined && isProfileName(connection.trim())) {
     const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
-    return (await manager.openByName(connection.trim(), { create: options.create === true })).store;
+    const profile = await manager.get(connection.trim());
+    if (write) refuseWrite(profile, write);
+    return manager.open(profile, { create: options.create === true, asHost: options.asHost === true });
   }
+  const guard = await guardingProfileOf(connection, io);
+  if (guard && write) refuseWrite(guard, write);
   const { store, seed } = await openSeededStore(connection, { cwd: io.cwd, env: io.env, create: options.create === true });
   if (seed && seed.published.length > 0) {
     say(io, `skillbench: seeded ${store.description} with ${seed.published.length} example skill${seed.published.length === 1 ? '' : 's'}`);
   }
   for (const skip of seed?.skipped ?? []) say(io, `skillbench: example ${skip.file} not seeded: ${skip.message}`);
-  return store;
+  if (!guard) return store;
+  return guardStore(store, options.asHost === true ? { ...guard, protected: false, enforces_approvals: false } : guard);
 }
 
 /** A secret-free name of the connection, for messages. */
@@ -92,12 +123,12 @@ export function reportFailure(io: CliIo, command: string, error: unknown, option
 export async function withStore(
   io: CliIo,
   connection: string | undefined,
-  context: { command: string; json: boolean; file?: string; create?: boolean },
+  context: { command: string; json: boolean; file?: string; create?: boolean; delete?: boolean },
   fn: (store: SkillStore) => Promise<number>,
 ): Promise<number> {
   let store: SkillStore | undefined;
   try {
-    store = await openCliStore(connection, io, { create: context.create === true });
+    store = await openCliStore(connection, io, { create: context.create === true, delete: context.delete === true });
     return await fn(store);
   } catch (error) {
     return reportFailure(io, context.command, error, context);

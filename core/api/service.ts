@@ -27,6 +27,7 @@ import { storeMethods } from './storeMethods';
 import { reviewMethods } from './reviewMethods';
 import { workspaceMethods } from './workspaceMethods';
 import type { WatchOptions } from '../workspace/watch';
+import type { SignerSettings } from '../review/signer';
 
 /** Name of the built-in profile of the embedded default registry. */
 export const DEFAULT_CONNECTION = 'default';
@@ -49,8 +50,12 @@ export interface WorkbenchServiceOptions {
   connections?: ConnectionSource;
   /** Who the session acts as in audit records (default: the OS user name). */
   actor?: string;
-  /** The reviewer identity of this session (default: `SKILLBENCH_USER`, else git config of the workspace, else the actor). */
-  reviewer?: string;
+  /**
+   * The signing key and allowed-signers file of this session's reviews (default:
+   * `SKILLBENCH_SIGNING_KEY` / `SKILLBENCH_ALLOWED_SIGNERS`, else `git config
+   * user.signingkey` / `gpg.ssh.allowedSignersFile` of the workspace).
+   */
+  signing?: SignerSettings;
   /** Close connections unused for this long (default 10 minutes). */
   idleMs?: number;
   /** The eval engine's implementation of the `evals.*` methods; without it they are not served. */
@@ -122,11 +127,36 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const workspace = workspaceMethods({ pool, events, draftsDir: join(dataDir, 'drafts'), ...(options.watch && { watch: options.watch }) });
   const stores = storeMethods({ pool, scans, actor: options.actor ?? defaultActor(env), resolveSource: workspace.resolveSource });
   const publish = stores['publish.package']!;
+  const reviews = reviewMethods({
+    pool,
+    events,
+    root: () => workspace.root(),
+    env,
+    runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'),
+    draft: (id) => workspace.draft(id),
+    fallback: options.actor ?? defaultActor(env),
+    ...(options.signing && { signing: options.signing }),
+    ...(options.watch && { watch: options.watch }),
+  });
+  const openWorkspace = workspace.handlers['workspace.open']!;
+  const closeWorkspace = workspace.handlers['workspace.close']!;
 
   const handlers: Handlers = {
     ...stores,
     ...workspace.handlers,
-    ...reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: options.actor ?? defaultActor(env), ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
+    ...reviews.handlers,
+
+    // The review list hears of requests that arrive in the open workspace (the CLI, git pull) as well as its own.
+    'workspace.open': async (params, context) => {
+      const opened = await openWorkspace(params, context);
+      await reviews.watch(workspace.root());
+      return opened;
+    },
+    'workspace.close': async (params, context) => {
+      const closed = await closeWorkspace(params, context);
+      await reviews.watch(null);
+      return closed;
+    },
 
     'publish.package': async (params, context) => {
       const result = await publish(params, context);
@@ -198,11 +228,12 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     redact: (text) => redact(manager ? manager.redact(text) : text),
     subscribe: (listener) => events.subscribe(listener),
     async openWorkspace(dir) {
-      return workspace.handlers['workspace.open']!({ dir }, { transport: 'direct' });
+      return handlers['workspace.open']!({ dir }, { transport: 'direct' });
     },
     close() {
       closing ??= (async () => {
         await options.evals?.close();
+        await reviews.close();
         await workspace.close();
         await pool.closeAll();
       })();

@@ -130,7 +130,7 @@ export function ReviewView({ tab, active }: TabViewProps) {
   const fields: ReviewField[] = useMemo(() => {
     if (load.state !== 'ready') return [];
     if (load.diff) return reviewFields(load.diff.diff);
-    if (!load.request.base) return Object.keys(load.request.package).map((k) => ({ pointer: `/${k}`, sign: '+' as const, label: k }));
+    if (!load.request.base && load.request.package) return Object.keys(load.request.package).map((k) => ({ pointer: `/${k}`, sign: '+' as const, label: k }));
     return [];
   }, [load]);
   const changes = useMemo(() => {
@@ -168,7 +168,9 @@ export function ReviewView({ tab, active }: TabViewProps) {
   const publish = () =>
     void act(async () => {
       const outcome = await api['reviews.publish']({ id, idempotency_key: crypto.randomUUID() });
-      useNotificationsStore.getState().push('info', `Published ${outcome.skill.namespace}/${outcome.skill.name} v${outcome.version}`);
+      useNotificationsStore
+        .getState()
+        .push('info', outcome.outcome === 'deleted' ? `Deleted ${outcome.skill.namespace}/${outcome.skill.name} v${outcome.deleted.join(', v') || ' (already deleted)'}` : `Published ${outcome.skill.namespace}/${outcome.skill.name} v${outcome.version}`);
     });
 
   const can = (state: ActionState | undefined) => (state?.shown && state.enabled && !busy ? true : state?.shown && !state.enabled ? state.reason : 'Not offered');
@@ -216,7 +218,7 @@ export function ReviewView({ tab, active }: TabViewProps) {
             {statusLabel(r.status, r.stale)}
           </span>
           <span className="muted">
-            you are <SafeText text={r.viewer} testId="review-viewer" />
+            you are <SafeText text={r.viewer ?? 'not signing (no key in the allowed signers)'} testId="review-viewer" />
           </span>
           <span className="mono muted review-id">{r.id}</span>
         </div>

@@ -5,7 +5,7 @@
  * approved hash: the draft, the request file and the store are each changed
  * behind the reviewer's back, and each time nothing is published (exit 3, stale).
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { ConnectionManager } from '../../../core/connections/manager';
 import { computeIntegrity, validatePackage } from '../../../core/package/index';
 import { openLocalStore } from '../../../core/store/local';
 import { runCli } from '../../helpers/cli';
+import { makeSigners, signingEnv } from '../../helpers/sshKeys';
 
 const ID = { namespace: 'travel', name: 'weather-assessment' };
 const DRAFT = 'skills/packages/travel/weather-assessment.json';
@@ -22,7 +23,8 @@ describe('skillbench review', () => {
   let ws: string;
   let home: string;
   let registry: string;
-  const cli = (user: string, args: string[]) => runCli(args, { cwd: ws, env: { SKILLBENCH_HOME: home, SKILLBENCH_USER: user } });
+  let signers: Awaited<ReturnType<typeof makeSigners>>;
+  const cli = (user: 'alice' | 'bob', args: string[]) => runCli(args, { cwd: ws, env: { SKILLBENCH_HOME: home, ...signingEnv(signers.keys[user]!, signers.allowed) } });
 
   const editDraft = async (description: string) => {
     const pkg = JSON.parse(await readFile(join(ws, DRAFT), 'utf8'));
@@ -53,6 +55,8 @@ describe('skillbench review', () => {
     ws = join(work, 'ws');
     home = join(work, 'home');
     registry = join(work, 'prod-registry');
+    await mkdir(join(work, 'keys'));
+    signers = await makeSigners(join(work, 'keys'), ['alice', 'bob']);
     await cp(resolve('examples/skills/packages/travel/weather-assessment.json'), join(ws, DRAFT));
     await new ConnectionManager({ dataDir: home, env: {} }).save({
       profile: { name: 'prod', protected: true, environment: { label: 'production', colour: '#c0392b' }, target: { kind: 'local', dir: registry } },
@@ -73,7 +77,7 @@ describe('skillbench review', () => {
     const created = await cli('alice', ['review', 'create', DRAFT, '--to', 'prod', '--note', 'first cut', '--json']);
     expect(created.code, created.stderr).toBe(0);
     const view = JSON.parse(created.stdout);
-    expect(view).toMatchObject({ status: 'open', skill: ID, connection: 'prod', author: 'alice', note: 'first cut', base: null, file: `skills/reviews/${view.id}.json` });
+    expect(view).toMatchObject({ status: 'open', skill: ID, connection: 'prod', author: 'alice@example.com', note: 'first cut', base: null, file: `skills/reviews/${view.id}.json` });
     expect(view.manifest_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     const own = await cli('alice', ['review', 'approve', view.id]);
     expect(own.code).toBe(8);
@@ -93,7 +97,7 @@ describe('skillbench review', () => {
     expect((await cli('bob', ['review', 'publish', view.id])).code).toBe(3);
   });
 
-  it('refuses a request file whose package was edited after the approval', async () => {
+  it('refuses a request file whose package was edited after the approval: the approval covers other bytes; the request turns stale', async () => {
     const id = await createAndApprove('second');
     const path = join(ws, 'skills', 'reviews', `${id}.json`);
     const doc = JSON.parse(await readFile(path, 'utf8'));
@@ -102,9 +106,10 @@ describe('skillbench review', () => {
     doc.package_text = `${JSON.stringify(pkg, null, 2)}\n`;
     await writeFile(path, JSON.stringify(doc, null, 2));
     const run = await cli('bob', ['review', 'publish', id]);
-    expect(run.code).toBe(3);
-    expect(run.stderr).toContain('changed after it was approved');
+    expect(run.code).toBe(8);
+    expect(run.stderr).toContain('covers other bytes');
     expect(await published()).toBeUndefined();
+    expect(JSON.parse(await readFile(path, 'utf8')).status).toBe('stale');
   });
 
   it('marks a request stale on a 412 when the store moved on, and publishes nothing of its own', async () => {

@@ -35,11 +35,11 @@ describe('reviews through the WorkbenchApi', () => {
 
   it('an author cannot approve; a draft edited after approval is stale and publishes nothing; an unchanged one publishes the approved hash', async () => {
     const created = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'first' });
-    expect(created).toMatchObject({ status: 'open', author: 'alice', viewer: 'alice', viewer_is_author: true, base: null, skill: SKILL });
+    expect(created).toMatchObject({ status: 'open', author: 'alice@example.com', viewer: 'alice@example.com', viewer_is_author: true, base: null, skill: SKILL });
     expect((await failure(alice.client['reviews.approve']({ id: created.id }))).data).toMatchObject({ code: 'forbidden', details: { reason: 'own_request' } });
     expect(await bob.client['reviews.get']({ id: created.id })).toMatchObject({ viewer_is_author: false, status: 'open' });
     const approved = await bob.client['reviews.approve']({ id: created.id, comment: 'fine' });
-    expect(approved.approvals).toEqual([expect.objectContaining({ reviewer: 'bob', comment: 'fine', hash: created.manifest_hash, stale: false })]);
+    expect(approved.approvals).toEqual([expect.objectContaining({ reviewer: 'bob@example.com', comment: 'fine', hash: created.manifest_hash, stale: false, verified: true })]);
 
     const pkg = JSON.parse(await readFile(join(ws, DRAFT), 'utf8'));
     pkg.description = 'Changed after the approval.';

@@ -19,7 +19,7 @@ function threeFieldDiff() {
   return diffPackages(base, after);
 }
 
-const approval = (stale: boolean): ReviewRequest['approvals'][number] => ({ reviewer: 'rita', at: '2026-01-01T00:00:00.000Z', hash: 'sha256:aa', stale });
+const approval = (stale: boolean): ReviewRequest['approvals'][number] => ({ reviewer: 'rita', at: '2026-01-01T00:00:00.000Z', hash: 'sha256:aa', stale, verified: true });
 
 function facts(over: Partial<ActionFacts> = {}): ActionFacts {
   return { status: 'open', stale: false, viewer_is_author: false, validation: { valid: validation.valid, errors: validation.errors, warnings: validation.warnings, metrics: validation.metrics }, approvals: [], ...over };
