@@ -59,4 +59,69 @@ describe('reviews through the WorkbenchApi', () => {
     const list = await alice.client['reviews.list']({ status: 'published' });
     expect(list.reviews.map((r) => r.id)).toEqual([second.id]);
   });
+
+  it('refuses a request file rewritten through workspace.save (status set by hand): nothing is published', async () => {
+    const created = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'forged' });
+    const read = await alice.client['workspace.read']({ path: created.file });
+    const doc = JSON.parse(read.text) as Record<string, unknown>;
+    const pkg = JSON.parse(doc['package_text'] as string) as { description: string };
+    pkg.description = 'Never reviewed.';
+    await alice.client['workspace.save']({ path: created.file, text: JSON.stringify({ ...doc, status: 'approved', package_text: `${JSON.stringify(pkg, null, 2)}\n` }, null, 2), base_hash: read.hash });
+    const before = await bob.client['packages.get']({ connection: 'prod', skill: SKILL });
+    const refused = await failure(alice.client['reviews.publish']({ id: created.id, idempotency_key: 'forged-1' }));
+    expect(refused.data).toMatchObject({ code: 'forbidden' });
+    expect(refused.data.message).toContain("the author's signature does not stand");
+    expect((await bob.client['packages.get']({ connection: 'prod', skill: SKILL })).etag).toBe(before.etag);
+    const shown = await bob.client['reviews.get']({ id: created.id });
+    expect(shown).toMatchObject({ verified_approval: false });
+    expect(shown.signatures[0]).toMatchObject({ role: 'author', principal: 'alice@example.com', verified: true, counts: false });
+  });
+
+  it('refuses delete.versions through the protected profile; an approved deletion request deletes', async () => {
+    // Two more revisions published by the approved route, so v1 is neither published nor its predecessor.
+    for (const note of ['v2', 'v3']) {
+      const pkg = JSON.parse(await readFile(join(ws, DRAFT), 'utf8'));
+      pkg.change_reason = note;
+      pkg.description = `${pkg.description.split(' (')[0]} (${note})`;
+      await writeFile(join(ws, DRAFT), JSON.stringify(pkg, null, 2));
+      const r = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note });
+      await bob.client['reviews.approve']({ id: r.id });
+      await bob.client['reviews.publish']({ id: r.id, idempotency_key: `del-${note}` });
+    }
+    const current = await bob.client['packages.get']({ connection: 'prod', skill: SKILL });
+    expect(current.version).toBe(3);
+    const direct = await failure(bob.client['delete.versions']({ connection: 'prod', skill: SKILL, from: 1, to: 1, if_match: current.etag, reason: 'retention', confirmation: 'travel/weather-assessment@v1' }));
+    expect(direct.data).toMatchObject({ code: 'forbidden', details: { reason: 'protected' } });
+    const request = await alice.client['reviews.create']({ source: { kind: 'delete', skill: SKILL, from: 1, to: 1, reason: 'retention' }, connection: 'prod', note: 'drop v1' });
+    expect(request).toMatchObject({ action: 'delete', delete: { from: 1, to: 1, reason: 'retention' }, package: null, base: { version: 3, etag: current.etag } });
+    expect((await failure(alice.client['reviews.approve']({ id: request.id }))).data).toMatchObject({ code: 'forbidden', details: { reason: 'own_request' } });
+    await bob.client['reviews.approve']({ id: request.id });
+    const outcome = await bob.client['reviews.publish']({ id: request.id, idempotency_key: 'del-1' });
+    expect(outcome).toMatchObject({ outcome: 'deleted', deleted: [1] });
+    const versions = await bob.client['versions.list']({ connection: 'prod', skill: SKILL });
+    expect(versions.versions.find((v) => v.version === 1)?.status).toBe('deleted');
+  });
+
+  it('never switches protection off on a plain save: only with the typed confirmation', async () => {
+    const saved = (await alice.client['connections.list']()).connections.find((c) => c.profile.name === 'prod')!.profile;
+    const { created_at: _c, updated_at: _u, label: _l, ...input } = saved;
+    const refused = await failure(alice.client['connections.save']({ profile: { ...input, protected: false }, previous_name: 'prod' }));
+    expect(refused.data).toMatchObject({ code: 'forbidden', details: { reason: 'protected_flag', expected: 'prod' } });
+    expect((await failure(alice.client['connections.save']({ profile: { ...input, protected: false }, previous_name: 'prod', confirm_unprotect: 'stg' }))).data.code).toBe('forbidden');
+    expect((await alice.client['connections.list']()).connections.find((c) => c.profile.name === 'prod')!.profile.protected).toBe(true);
+    const lowered = await alice.client['connections.save']({ profile: { ...input, protected: false }, previous_name: 'prod', confirm_unprotect: 'prod' });
+    expect(lowered.profile.protected).toBe(false);
+    await alice.client['connections.save']({ profile: { ...input, protected: true }, previous_name: 'prod' });
+  });
+
+  it('announces a request that arrives from another session as reviews.changed', async () => {
+    const heard: string[] = [];
+    const off = bob.client.on('reviews.changed', (e) => heard.push(e.id));
+    try {
+      const created = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'arrives' });
+      await expect.poll(() => heard, { timeout: 30_000 }).toContain(created.id);
+    } finally {
+      off();
+    }
+  });
 });
