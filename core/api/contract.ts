@@ -854,6 +854,18 @@ export interface ReviewRequest extends ReviewSummary {
   viewer_is_author: boolean;
 }
 
+/** Who this session signs reviews as, and what keeps it from signing. */
+export interface ReviewSigner {
+  /** The principal the allowed signers give this session's key; null when it cannot sign. */
+  principal: string | null;
+  /** Where the key comes from (`git config user.signingkey`, `SKILLBENCH_SIGNING_KEY`, a setting), when one is set. */
+  key_source: string | null;
+  /** Where the allowed-signers file comes from, when one is set. */
+  allowed_signers_source: string | null;
+  /** Why this session cannot sign, in words a user can act on. */
+  problem?: string;
+}
+
 /** What carrying out an approved deletion request did. */
 export interface ReviewDeleteOutcome {
   skill: SkillId;
@@ -1284,6 +1296,8 @@ export const METHODS = {
     z.strictObject({ status: z.enum(['open', 'changes_requested', 'approved', 'rejected', 'published', 'stale']).optional() }),
   ),
   'reviews.get': method<ReviewRequest>()(reviewRef),
+  /** Who this session signs as (the principal of its key in the allowed signers), or why it cannot sign. */
+  'reviews.signer': method<ReviewSigner>()(empty),
   /** Files a publication request for a draft or workspace file, or a request to delete old versions; signed with the session's key. */
   'reviews.create': method<ReviewRequest>()(
     z.strictObject({

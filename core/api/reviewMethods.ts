@@ -36,7 +36,7 @@ import {
   type ReviewFile,
 } from '../review/request';
 import { reviewContext } from '../review/session';
-import { sessionPrincipal, type SignerSettings } from '../review/signer';
+import { allowedSignersOf, sessionPrincipal, type SignerSettings } from '../review/signer';
 import { watchReviews, type ReviewsWatcher } from '../review/watch';
 import type { WatchOptions } from '../workspace/watch';
 import type { EventHub } from './events';
@@ -129,6 +129,22 @@ export function reviewMethods(options: ReviewMethodsOptions): ReviewMethods {
     'reviews.get': async (params) => {
       const ctx = context();
       return view(ctx, await readRequest(ctx.root, params.id));
+    },
+    'reviews.signer': async () => {
+      const ctx = context();
+      const { signer } = ctx;
+      const principal = await sessionPrincipal(signer);
+      let problem: string | undefined;
+      if (!signer.key) problem = 'No signing key: set git config user.signingkey to your SSH key (gpg.format ssh), or SKILLBENCH_SIGNING_KEY';
+      else if (principal === null) {
+        try {
+          await allowedSignersOf(signer);
+          problem = `Your key (${signer.keySource}) cannot sign, or is not in the allowed signers file (${signer.allowedSignersSource})`;
+        } catch (error) {
+          problem = error instanceof WorkbenchError ? error.message : String(error);
+        }
+      }
+      return { principal, key_source: signer.keySource ?? null, allowed_signers_source: signer.allowedSignersSource ?? null, ...(problem !== undefined && { problem }) };
     },
     'reviews.create': async (params) => {
       const ctx = context();

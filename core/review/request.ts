@@ -405,15 +405,17 @@ export async function createDeleteRequest(ctx: ReviewContext, options: CreateDel
 /**
  * What the request's content is now, and its manifest hash (null when it is
  * gone or no longer valid): the draft's text while this host holds the draft
- * the request was made from, else the workspace file.
+ * the request was made from, else the workspace file it edits. Undefined when
+ * neither is at hand here (a draft of a stored skill, filed in another
+ * workbench): then the signed package text alone stands.
  */
-async function currentContent(root: string, doc: ReviewFile, limits: SkillAuthoringLimits, drafts: DraftReader | undefined): Promise<{ what: string; hash: string | null }> {
+async function currentContent(root: string, doc: ReviewFile, limits: SkillAuthoringLimits, drafts: DraftReader | undefined): Promise<{ what: string; hash: string | null } | undefined> {
   const hashOf = (text: string) => normalize(text, doc.skill, limits, 'the draft').then((n) => n.hash, () => null);
   if (doc.draft !== undefined && drafts) {
     const text = await drafts(doc.draft).catch(() => undefined);
     if (text !== undefined) return { what: 'the draft', hash: await hashOf(text) };
   }
-  if (doc.source === null) return { what: 'the draft', hash: null };
+  if (doc.source === null) return undefined;
   try {
     return { what: doc.source, hash: await hashOf(await readText(join(root, doc.source), MAX_PACKAGE_BYTES, doc.source)) };
   } catch {
@@ -436,7 +438,7 @@ async function staleReason(root: string, doc: ReviewFile, limits: SkillAuthoring
   const recorded = await normalize(doc.package_text, doc.skill, limits, `${REVIEWS_DIR}/${doc.id}.json`).catch(() => undefined);
   if (!recorded || recorded.hash !== approval.hash || doc.manifest_hash !== approval.hash) return 'the recorded package no longer hashes to the approved manifest hash';
   const current = await currentContent(root, doc, limits, drafts);
-  if (current.hash !== approval.hash) return `${current.what} changed after the approval (${current.hash === null ? 'it is missing or invalid now' : 'its manifest hash differs'})`;
+  if (current && current.hash !== approval.hash) return `${current.what} changed after the approval (${current.hash === null ? 'it is missing or invalid now' : 'its manifest hash differs'})`;
   return undefined;
 }
 

@@ -8,7 +8,8 @@
  *
  * Node-only: uses chokidar.
  */
-import { basename, relative, sep } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { isNetworkFolder, type WatchOptions } from '../workspace/watch';
 
@@ -61,6 +62,17 @@ export async function watchReviews(root: string, onChange: (ids: string[]) => vo
   watcher.on('add', note);
   watcher.on('change', note);
   watcher.on('unlink', note);
+  // A folder that appears (the first request of a workspace) may already hold files written
+  // before its watch was set up: they are read from the folder itself.
+  watcher.on('addDir', (dir: string) => {
+    if (closed || ignored(dir)) return;
+    void readdir(join(root, 'skills', 'reviews')).then(
+      (names) => {
+        for (const name of names) if (REQUEST_FILE.test(name)) note(join(root, 'skills', 'reviews', name));
+      },
+      () => undefined,
+    );
+  });
   watcher.on('error', () => undefined);
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {

@@ -142,4 +142,33 @@ describe('skillbench review', () => {
     const list = JSON.parse((await cli('bob', ['review', 'list', '--json'])).stdout);
     expect(list.reviews.map((r: { status: string }) => r.status).sort()).toEqual(['published', 'stale', 'stale', 'stale']);
   });
+
+  it('files, approves and carries out a deletion request; a direct delete through the protected connection is refused', async () => {
+    const store = await openLocalStore(registry);
+    const current = await store.getPublished(ID);
+    const pkg = JSON.parse(await readFile(resolve('examples/skills/packages/travel/weather-assessment.json'), 'utf8'));
+    pkg.change_reason = 'v3 by the registry admin';
+    const v3 = await store.publish({ id: ID, body: JSON.stringify(pkg), precondition: { kind: 'if-match', etag: current.etag } });
+    await store.close();
+    const direct = await cli('alice', ['delete', 'travel/weather-assessment', '--version', '1', '--if-match', v3.etag, '--reason', 'retention', '--from', 'prod']);
+    expect(direct.code, direct.stderr).toBe(8);
+    expect(direct.stderr).toContain('review create --delete');
+    const created = await cli('alice', ['review', 'create', '--delete', 'travel/weather-assessment', '--versions', '1', '--reason', 'retention window passed', '--to', 'prod', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const view = JSON.parse(created.stdout);
+    expect(view).toMatchObject({ action: 'delete', delete: { from: 1, to: 1, reason: 'retention window passed' }, base: { version: 3, etag: v3.etag }, package: null });
+    expect((await cli('bob', ['review', 'approve', view.id])).code).toBe(0);
+    const shown = await cli('bob', ['review', 'show', view.id]);
+    expect(shown.stdout).toContain('delete v1-1 of travel/weather-assessment');
+    expect(shown.stdout).toMatch(/signature approval bob@example\.com SHA256:\S+ verified/);
+    const run = await cli('bob', ['review', 'publish', view.id, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ id: view.id, status: 'published', outcome: 'deleted', deleted: [1] });
+    const after = await openLocalStore(registry, { create: false });
+    try {
+      expect((await after.listVersions(ID)).versions.find((v) => v.version === 1)?.status).toBe('deleted');
+    } finally {
+      await after.close();
+    }
+  });
 });
