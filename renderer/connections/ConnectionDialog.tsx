@@ -42,9 +42,12 @@ interface Form {
   secret: string;
   readOnly: boolean;
   protected: boolean;
+  enforces: boolean;
+  /** The profile's name, typed to confirm switching protection off. */
+  unprotect: string;
 }
 
-const EMPTY: Form = { name: '', label: '', env: '', kind: 'http', dir: '', redisHost: '127.0.0.1:6379', deployment: 'default', url: '', secret: '', readOnly: false, protected: false };
+const EMPTY: Form = { name: '', label: '', env: '', kind: 'http', dir: '', redisHost: '127.0.0.1:6379', deployment: 'default', url: '', secret: '', readOnly: false, protected: false, enforces: false, unprotect: '' };
 
 function profileOf(form: Form): Record<string, unknown> {
   const preset = ENV_PRESETS.find((p) => p.label === form.env);
@@ -61,6 +64,7 @@ function profileOf(form: Form): Record<string, unknown> {
     environment: preset ? { label: preset.label, colour: preset.colour } : null,
     read_only: form.readOnly,
     protected: form.protected,
+    enforces_approvals: form.enforces,
     target,
   };
 }
@@ -101,6 +105,7 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
       kind: existing.kind,
       readOnly: existing.read_only,
       protected: existing.protected,
+      enforces: existing.enforces_approvals === true,
     }));
   }, [existing]);
 
@@ -111,6 +116,9 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
   };
   const preset = ENV_PRESETS.find((p) => p.label === form.env);
   const colour = preset?.colour ?? NO_ENV_COLOUR;
+  // Switching a guard off is never silent: the user types the connection's name (it is a rail either way).
+  const lowering = existing !== undefined && ((existing.protected && !form.protected) || (existing.enforces_approvals === true && !form.enforces));
+  const unconfirmed = lowering && form.unprotect.trim() !== existing?.name;
 
   const runTest = async () => {
     setBusy('test');
@@ -131,7 +139,12 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
     setError(undefined);
     try {
       const secrets = secretsOf(form);
-      await workbenchClient()['connections.save']({ profile: profileOf(form), ...(editing && { previous_name: editing }), ...(secrets && { secrets }) });
+      await workbenchClient()['connections.save']({
+        profile: profileOf(form),
+        ...(editing && { previous_name: editing }),
+        ...(secrets && { secrets }),
+        ...(lowering && { confirm_unprotect: form.unprotect.trim() }),
+      });
       await refreshConnections();
       close();
     } catch (e) {
@@ -209,8 +222,26 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
         </label>
         <span />
         <label className="checkbox-row">
-          <input type="checkbox" checked={form.protected} onChange={(e) => set('protected', e.target.checked)} data-testid="connection-field-protected" /> Protected (publishes only from approved reviews)
+          <input type="checkbox" checked={form.protected} onChange={(e) => set('protected', e.target.checked)} data-testid="connection-field-protected" /> Protected (publishes and deletes only from approved reviews)
         </label>
+        <span />
+        <label className="checkbox-row">
+          <input type="checkbox" checked={form.enforces} onChange={(e) => set('enforces', e.target.checked)} data-testid="connection-field-enforces" /> Its host enforces approvals (registry serve --require-approval)
+        </label>
+        {lowering && (
+          <>
+            <label htmlFor="conn-unprotect">Confirm</label>
+            <input
+              id="conn-unprotect"
+              className="input"
+              value={form.unprotect}
+              onChange={(e) => set('unprotect', e.target.value)}
+              placeholder={`type ${existing?.name ?? ''} to switch protection off`}
+              data-testid="connection-field-unprotect"
+            />
+            <span className="hint">Without protection, this client publishes and deletes through {existing?.name} without a review. Type its name to confirm.</span>
+          </>
+        )}
       </div>
       {test && (
         <div className={test.ok ? 'inline-ok' : 'inline-error'} role="status" data-testid="connection-test-result" data-ok={test.ok}>
@@ -230,7 +261,7 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
         <button type="button" className="btn" onClick={close} data-testid="connection-cancel">
           Cancel
         </button>
-        <button type="button" className="btn primary" disabled={busy !== undefined || form.name.trim() === ''} onClick={() => void save()} data-testid="connection-save">
+        <button type="button" className="btn primary" disabled={busy !== undefined || form.name.trim() === '' || unconfirmed} title={unconfirmed ? `Type ${existing?.name ?? ''} to confirm switching protection off` : undefined} onClick={() => void save()} data-testid="connection-save">
           {busy === 'save' ? 'Saving…' : 'Save'}
         </button>
       </div>
