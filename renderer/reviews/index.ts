@@ -1,7 +1,10 @@
 /**
- * The reviews area: the requests list in the sidebar and the `review` tab.
+ * The reviews area: the requests list in the sidebar, the `review` tab, and
+ * "Request review…" (the `review.request` intent the editor and the catalog
+ * preview ask for), which files a signed request for a draft.
  */
 import type { ViewModule } from '../shell/views';
+import { RequestReviewDialog, requestReview } from './RequestReviewDialog';
 import { ReviewsPanel } from './ReviewsPanel';
 import { ReviewView } from './ReviewView';
 
@@ -11,4 +14,6 @@ export const reviewsModule: ViewModule = {
   id: 'reviews',
   activities: [{ id: 'reviews', title: 'Reviews', icon: '✓', order: 30, panel: ReviewsPanel }],
   tabViews: [{ kind: 'review', scope: 'review', component: ReviewView, icon: '✓' }],
+  intents: { 'review.request': (target) => requestReview(target) },
+  extensions: [RequestReviewDialog],
 };
