@@ -6,9 +6,6 @@
 import { WorkbenchError } from '../core/errors';
 import type { Finding } from '../core/package/types';
 import type { ConnectionProfile } from '../core/api/contract';
-import { guardingProfile } from '../core/connections/identity';
-import { ConnectionManager, isProfileName } from '../core/connections/manager';
-import { guardStore, protectedError, readOnlyError, requiresApproval } from '../core/connections/open';
 import { appDataDir, defaultConnection, redactConnection } from '../core/store/connect';
 import { StoreError } from '../core/store/errors';
 import { openSeededStore } from '../core/store/seed';
@@ -24,12 +21,14 @@ import { type CliIo, printJson, say } from './io';
  * way around its guard.
  */
 export async function guardingProfileOf(connection: string | undefined, io: CliIo): Promise<ConnectionProfile | undefined> {
+  const [{ ConnectionManager }, { guardingProfile }] = await Promise.all([import('../core/connections/manager'), import('../core/connections/identity')]);
   const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
   return guardingProfile(connection ?? defaultConnection(io.env), io.cwd, await manager.list());
 }
 
 /** A write the profile refuses is refused before anything is opened (or created). */
-function refuseWrite(profile: ConnectionProfile, action: 'publish' | 'delete'): void {
+async function refuseWrite(profile: ConnectionProfile, action: 'publish' | 'delete'): Promise<void> {
+  const { protectedError, readOnlyError, requiresApproval } = await import('../core/connections/open');
   if (profile.read_only) throw readOnlyError(profile, action);
   if (requiresApproval(profile)) throw protectedError(profile, action);
 }
@@ -47,21 +46,32 @@ function refuseWrite(profile: ConnectionProfile, action: 'publish' | 'delete'): 
  */
 export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean; delete?: boolean; asHost?: boolean } = {}): Promise<SkillStore> {
   const write = options.asHost === true ? undefined : options.create === true ? 'publish' : options.delete === true ? 'delete' : undefined;
-  if (connection !== undefined && isProfileName(connection.trim())) {
-    const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
+  // Saved profiles load on demand: a read of the default registry needs none of their machinery (zod, the API contract).
+  // A write anywhere, a host, or a named connection looks for the profile that guards its store.
+  if (connection === undefined && write === undefined && options.asHost !== true) return openSeeded(connection, io, options);
+  const profiles = await import('../core/connections/manager');
+  if (connection !== undefined && profiles.isProfileName(connection.trim())) {
+    const manager = new profiles.ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
     const profile = await manager.get(connection.trim());
-    if (write) refuseWrite(profile, write);
+    if (write) await refuseWrite(profile, write);
     return manager.open(profile, { create: options.create === true, asHost: options.asHost === true });
   }
   const guard = await guardingProfileOf(connection, io);
-  if (guard && write) refuseWrite(guard, write);
+  if (guard && write) await refuseWrite(guard, write);
+  const store = await openSeeded(connection, io, options);
+  if (!guard) return store;
+  const { guardStore } = await import('../core/connections/open');
+  return guardStore(store, options.asHost === true ? { ...guard, protected: false, enforces_approvals: false } : guard);
+}
+
+/** A connection string (or the default registry, seeded with the examples the first time it is found empty). */
+async function openSeeded(connection: string | undefined, io: CliIo, options: { create?: boolean }): Promise<SkillStore> {
   const { store, seed } = await openSeededStore(connection, { cwd: io.cwd, env: io.env, create: options.create === true });
   if (seed && seed.published.length > 0) {
     say(io, `skillbench: seeded ${store.description} with ${seed.published.length} example skill${seed.published.length === 1 ? '' : 's'}`);
   }
   for (const skip of seed?.skipped ?? []) say(io, `skillbench: example ${skip.file} not seeded: ${skip.message}`);
-  if (!guard) return store;
-  return guardStore(store, options.asHost === true ? { ...guard, protected: false, enforces_approvals: false } : guard);
+  return store;
 }
 
 /** A secret-free name of the connection, for messages. */

@@ -12,8 +12,8 @@ export { openReview } from './open';
 
 export const reviewsModule: ViewModule = {
   id: 'reviews',
-  activities: [{ id: 'reviews', title: 'Reviews', icon: '✓', order: 30, panel: ReviewsPanel }],
-  tabViews: [{ kind: 'review', scope: 'review', component: ReviewView, icon: '✓' }],
+  activities: [{ id: 'reviews', title: 'Reviews', icon: 'git-pull-request', order: 30, panel: ReviewsPanel }],
+  tabViews: [{ kind: 'review', scope: 'review', component: ReviewView, icon: 'git-pull-request' }],
   intents: { 'review.request': (target) => requestReview(target) },
   extensions: [RequestReviewDialog],
 };

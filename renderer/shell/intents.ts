@@ -34,6 +34,8 @@ export interface Intents {
   'skill.evaluate': { connection: string; skill: SkillId };
   /** File a publication request for a draft (the connection is the one suggested as its target). */
   'review.request': { connection: string; skill: SkillId; draft: string };
+  /** Open the catalog of a connection. */
+  'catalog.open': { connection: string };
 }
 
 /** The name of an intent. */
@@ -50,6 +52,7 @@ const UNAVAILABLE: Record<IntentName, string> = {
   'skill.history': 'The version history is not part of this build',
   'skill.evaluate': 'Evaluation is not part of this build yet',
   'review.request': 'Reviews are not part of this build',
+  'catalog.open': 'The catalog is not part of this build',
 };
 
 /** Intent `name` of `registry` as a function, or why it is not available. */

@@ -23,7 +23,7 @@ import { playwrightChord } from '../../renderer/shell/keys';
 import { runCli, startCli, type CliRun } from '../helpers/cli';
 import { makeSigners, signingEnv } from '../helpers/sshKeys';
 import { addExample, FIRST_EXAMPLE } from './authoring';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, UI_WAIT_MS, type App } from './harness';
 
 const DRAFT = 'skills/packages/devops/incident-response.json';
 const FIELDS = ['/description', '/activation_examples/should_activate', '/change_reason'];
@@ -103,7 +103,7 @@ describe('journey 9: review a publication request', () => {
     const edited = JSON.parse(await readFile(join(ws, DRAFT), 'utf8')) as { description: string };
     edited.description = `${edited.description} Edited after the approval.`;
     await writeFile(join(ws, DRAFT), `${JSON.stringify(edited, null, 2)}\n`);
-    await expect.poll(() => page.getByTestId(`review-status-${id}`).textContent(), { timeout: 60_000 }).toBe('Stale');
+    await expect.poll(() => page.getByTestId(`review-status-${id}`).textContent(), { timeout: UI_WAIT_MS }).toBe('Stale');
     await expect(page.getByTestId(`review-publish-${id}`).isDisabled()).resolves.toBe(true);
     await expect(page.getByTestId('review-publish-reason').textContent()).resolves.toMatch(/stale/);
     await screenshotSizes(page, 'review-stale');
@@ -243,14 +243,14 @@ describe('journey 9b: request review from the editor, approve as another identit
     await rita.emulateMedia({ colorScheme: 'dark' });
 
     await rita.getByTestId(`review-publish-${id}`).click();
-    await expect.poll(() => rita.getByTestId(`review-status-${id}`).textContent(), { timeout: 60_000 }).toBe('Published');
+    await expect.poll(() => rita.getByTestId(`review-status-${id}`).textContent(), { timeout: UI_WAIT_MS }).toBe('Published');
     const published = (await (await fetch(`${host.url}/devops/incident-response`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as { version: number; package: { activation_examples: { should_activate: string[] } } };
     expect(published.version).toBe(2);
     expect(published.package.activation_examples.should_activate).toContain(NEW_EXAMPLE);
     await expect.poll(() => host.log()).toMatch(/PUT \/api\/v1\/skills\/\{namespace\}\/\{name\} 200 /);
     expect(host.log()).not.toContain('approval_required');
     // The author's workbench hears of it too.
-    await expect.poll(() => ana.getByTestId(`review-status-${id}`).textContent(), { timeout: 60_000 }).toBe('Published');
+    await expect.poll(() => ana.getByTestId(`review-status-${id}`).textContent(), { timeout: UI_WAIT_MS }).toBe('Published');
     await screenshotSizes(rita, 'review-signed-published');
     expect(pageErrors(ana)).toEqual([]);
     expect(pageErrors(rita)).toEqual([]);
