@@ -146,15 +146,19 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const reviewPublish = reviews.handlers['reviews.publish']!;
   const getReview = reviews.handlers['reviews.get']!;
 
-  /** Tells every view of `connection` that a publication of this session changed what its store holds. */
-  const published = (connection: string, outcome: WorkbenchResults['publish.package']) => {
+  /**
+   * Tells every view of `connection` that a publication of this session changed
+   * what its store holds. `by` is who the store's audit names: the signing
+   * principal for a reviewed write, the session's actor otherwise.
+   */
+  const published = (connection: string, outcome: WorkbenchResults['publish.package'], by = actor) => {
     if (outcome.outcome === 'same_content_noop') return;
     watch.note(connection, outcome.skill, outcome.version, outcome.manifest_hash);
-    events.emit('store.changed', { connection, kind: 'published', skill: outcome.skill, version: outcome.version, actor, at: at() });
+    events.emit('store.changed', { connection, kind: 'published', skill: outcome.skill, version: outcome.version, actor: by, at: at() });
   };
   /** The same for versions this session deleted. */
-  const deleted = (connection: string, skill: SkillId, versions: number[]) => {
-    if (versions.length > 0) events.emit('store.changed', { connection, kind: 'deleted', skill, versions, actor, at: at() });
+  const deleted = (connection: string, skill: SkillId, versions: number[], by = actor) => {
+    if (versions.length > 0) events.emit('store.changed', { connection, kind: 'deleted', skill, versions, actor: by, at: at() });
   };
 
   const handlers: Handlers = {
@@ -186,8 +190,10 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
       const result = await reviewPublish(params, context);
       const review = await getReview({ id: params.id }, context).catch(() => undefined);
       if (review) {
-        if (result.outcome === 'deleted') deleted(review.connection, result.skill, result.deleted);
-        else published(review.connection, result);
+        // A reviewed write is made, and audited, as the principal of the key that carried it out, never as the OS user.
+        const by = review.history.findLast((h) => h.action === 'published')?.actor ?? actor;
+        if (result.outcome === 'deleted') deleted(review.connection, result.skill, result.deleted, by);
+        else published(review.connection, result, by);
       }
       return result;
     },

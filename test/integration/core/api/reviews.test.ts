@@ -2,12 +2,14 @@
  * The `reviews.*` methods over the direct transport: two sessions (author and
  * reviewer) on one workspace and one protected connection. Only an approved,
  * unchanged request publishes, and exactly the approved manifest hash.
+ * Whoever acts is the principal of the key that signs, whatever name the
+ * environment or git gives.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchApiError } from '../../../../core/api/errors';
-import { openReviewPair, type ReviewPair, type Workbench } from '../../../helpers/workbench';
+import { openReviewPair, openWorkbench, type ReviewPair, type Workbench } from '../../../helpers/workbench';
 import { rejection } from '../../../helpers/rejection';
 
 const SKILL = { namespace: 'travel', name: 'weather-assessment' };
@@ -112,6 +114,59 @@ describe('reviews through the WorkbenchApi', () => {
     const lowered = await alice.client['connections.save']({ profile: { ...input, protected: false }, previous_name: 'prod', confirm_unprotect: 'prod' });
     expect(lowered.profile.protected).toBe(false);
     await alice.client['connections.save']({ profile: { ...input, protected: true }, previous_name: 'prod' });
+  });
+
+  it('names whoever acts by the principal of their key, never SKILLBENCH_USER, USER or git user.name', async () => {
+    /** A session signing with `key` whose environment, git config and actor all claim to be `claims`. */
+    const claiming = (key: 'alice' | 'bob', claims: string) =>
+      openWorkbench('direct', {
+        dataDir: join(pair!.work, 'data'),
+        actor: claims,
+        env: { PATH: process.env['PATH'], SKILLBENCH_USER: claims, USER: claims, LOGNAME: claims, GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'user.name', GIT_CONFIG_VALUE_0: claims, GIT_CONFIG_KEY_1: 'user.email', GIT_CONFIG_VALUE_1: claims },
+        signing: { signingKey: pair!.keys[key].key, allowedSigners: pair!.allowed },
+      });
+    const aliceAsBob = await claiming('alice', 'bob@example.com');
+    const bobAsAlice = await claiming('bob', 'alice@example.com');
+    try {
+      await aliceAsBob.client['workspace.open']({ dir: ws });
+      await bobAsAlice.client['workspace.open']({ dir: ws });
+      expect(await aliceAsBob.client['reviews.signer']()).toMatchObject({ principal: 'alice@example.com' });
+      expect(await bobAsAlice.client['reviews.signer']()).toMatchObject({ principal: 'bob@example.com' });
+
+      const pkg = JSON.parse(await readFile(join(ws, DRAFT), 'utf8'));
+      pkg.description = `${pkg.description.split(' (')[0]} (identity)`;
+      pkg.change_reason = 'identity';
+      await writeFile(join(ws, DRAFT), JSON.stringify(pkg, null, 2));
+      const created = await aliceAsBob.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'who am I?' });
+      expect(created).toMatchObject({ author: 'alice@example.com', viewer: 'alice@example.com', viewer_is_author: true });
+      // Claiming the reviewer's name approves nothing: the key is the author's.
+      expect((await failure(aliceAsBob.client['reviews.approve']({ id: created.id }))).data).toMatchObject({ code: 'forbidden', details: { reason: 'own_request' } });
+
+      const approved = await bobAsAlice.client['reviews.approve']({ id: created.id });
+      expect(approved).toMatchObject({ viewer: 'bob@example.com', viewer_is_author: false });
+      expect(approved.signatures.map((s) => [s.role, s.principal, s.counts])).toEqual([
+        ['author', 'alice@example.com', true],
+        ['approval', 'bob@example.com', true],
+      ]);
+      const heard: (string | undefined)[] = [];
+      const off = bobAsAlice.client.on('store.changed', (e) => heard.push(e.actor));
+      try {
+        await bobAsAlice.client['reviews.publish']({ id: created.id, idempotency_key: 'identity-1' });
+        // The store's cue names the publisher as the store's audit does: by key, not by the session's claimed name.
+        await expect.poll(() => heard).toEqual(['bob@example.com']);
+      } finally {
+        off();
+      }
+      const done = await aliceAsBob.client['reviews.get']({ id: created.id });
+      expect(done.history.map((h) => [h.action, h.actor])).toEqual([
+        ['created', 'alice@example.com'],
+        ['approved', 'bob@example.com'],
+        ['published', 'bob@example.com'],
+      ]);
+    } finally {
+      await aliceAsBob.close();
+      await bobAsAlice.close();
+    }
   });
 
   it('announces a request that arrives from another session as reviews.changed', async () => {
