@@ -4,6 +4,8 @@
  * request, and an approved request can never publish bytes other than the
  * approved hash: the draft, the request file and the store are each changed
  * behind the reviewer's back, and each time nothing is published (exit 3, stale).
+ * Whoever acts is the principal of the key that signs: a name claimed through
+ * SKILLBENCH_USER, USER or git's user.name approves nothing.
  */
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -170,5 +172,52 @@ describe('skillbench review', () => {
     } finally {
       await after.close();
     }
+  });
+
+  it("names whoever acts by the principal of their key: SKILLBENCH_USER, USER and git user.name claiming the reviewer approve nothing", async () => {
+    /** The environment of someone signing with `key` whose environment and git config claim to be `claims`. */
+    const claiming = (key: 'alice' | 'bob' | undefined, claims: string) => ({
+      SKILLBENCH_HOME: home,
+      ...(key ? signingEnv(signers.keys[key]!, signers.allowed) : { SKILLBENCH_ALLOWED_SIGNERS: signers.allowed }),
+      SKILLBENCH_USER: claims,
+      USER: claims,
+      LOGNAME: claims,
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'user.name',
+      GIT_CONFIG_VALUE_0: claims,
+      GIT_CONFIG_KEY_1: 'user.email',
+      GIT_CONFIG_VALUE_1: claims,
+    });
+    const as = (key: 'alice' | 'bob' | undefined, claims: string, args: string[]) => runCli(args, { cwd: ws, env: claiming(key, claims) });
+    await editDraft('Filed under another name.');
+    const created = await as('alice', 'bob@example.com', ['review', 'create', DRAFT, '--to', 'prod', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const shown = async (key: 'alice' | 'bob') => JSON.parse((await as(key, 'someone-else', ['review', 'show', id, '--json'])).stdout) as { author: string; viewer: string; viewer_is_author: boolean; approvals: unknown[]; signatures: { role: string; principal: string; counts: boolean }[]; history: { actor: string; action: string }[] };
+    expect(await shown('alice')).toMatchObject({ author: 'alice@example.com', viewer: 'alice@example.com', viewer_is_author: true });
+
+    // The author's key approves nothing, whatever name the environment gives; no key at all signs nothing.
+    const own = await as('alice', 'bob@example.com', ['review', 'approve', id]);
+    expect(own.code, own.stderr).toBe(8);
+    expect(own.stderr).toContain('someone else must approve');
+    const keyless = await as(undefined, 'bob@example.com', ['review', 'approve', id]);
+    expect(keyless.code, keyless.stderr).toBe(2);
+    expect(keyless.stderr).toContain('who is signing?');
+    expect((await shown('bob')).approvals).toEqual([]);
+
+    // The reviewer's key approves as the reviewer, though the environment claims the author.
+    const approved = await as('bob', 'alice@example.com', ['review', 'approve', id]);
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout + approved.stderr).toContain('bob@example.com');
+    expect(approved.stdout + approved.stderr).not.toContain('alice@example.com');
+    const text = await as('bob', 'alice@example.com', ['review', 'show', id]);
+    expect(text.stdout).toMatch(/^signature request {2}alice@example\.com SHA256:\S+ verified$/m);
+    expect(text.stdout).toMatch(/^signature approval bob@example\.com SHA256:\S+ verified$/m);
+    const view = await shown('bob');
+    expect(view).toMatchObject({ viewer: 'bob@example.com', viewer_is_author: false });
+    expect(view.history.map((h) => [h.action, h.actor])).toEqual([
+      ['created', 'alice@example.com'],
+      ['approved', 'bob@example.com'],
+    ]);
   });
 });
