@@ -129,6 +129,9 @@ export class ConnectionPool {
       return this.open(name, options);
     }
     const profile = await this.source.get(name);
+    // Another call may have begun opening (or opened) while the profile was read: join it rather than race it.
+    const meanwhile = this.entries.get(name);
+    if (meanwhile?.store || meanwhile?.opening) return this.open(name, options);
     const create = typeof options.create === 'function' ? options.create(profile) : options.create === true;
     const entry: Entry = existing ?? { profile, state: { status: 'closed', since: new Date(this.clock()).toISOString() }, lastUsed: this.clock(), busy: 0 };
     entry.profile = profile;
