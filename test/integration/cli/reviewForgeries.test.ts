@@ -8,7 +8,9 @@
  * 4. a request approved for staging, retargeted to production;
  * 5. approved content of one skill, retargeted to another skill;
  * 6. a request whose connection is a raw connection string to another host;
- * 7. `skillbench publish` straight to the protected store, by path, symlink or URL;
+ * 7. `skillbench publish` straight to the protected store, by path, symlink or URL
+ *    (and `sync`, a `registry serve` of it without `--require-approval`, an import
+ *    replacing its profile);
  * 8. a direct PUT (and DELETE) to the enforcing host, bare or with another request's approval;
  * 9. a delete through the protected profile (by name, by URL, by path).
  *
@@ -225,6 +227,30 @@ describe('nine forgeries against a protected, approval-enforcing registry', () =
       expect(run.stderr).toContain('approved review request');
     }
     // Nothing was opened for the refused writes: the staging folder holds no registry.
+    await expect(openLocalStore(stgDir, { create: false })).rejects.toMatchObject({ code: 'not_found' });
+    await nothingPublished();
+  });
+
+  it('7b. leaves the rail no side door: sync, a registry serve without --require-approval, an import that replaces the profile', { timeout: 120_000 }, async () => {
+    for (const to of ['stg', `local:${join(work, 'stg-link')}`, host.url]) {
+      const run = await cli('alice', ['sync', '--from', ws, '--to', to]);
+      expect(run.code, `sync --to ${to}: ${run.stderr}`).toBe(8);
+    }
+    // A host over a protected store must be the control: it refuses to start without enforcing approvals.
+    for (const store of ['stg', `local:${stgDir}`]) {
+      const run = await cli('alice', ['registry', 'serve', '--store', store, '--port', '0']);
+      expect(run.code, `registry serve --store ${store}: ${run.stderr}`).toBe(8);
+      expect(run.stderr).toContain("protected connection 'stg'");
+    }
+    // An import that replaces the profile keeps its guard on.
+    const manager = new ConnectionManager({ dataDir: home, env: {} });
+    const exported = await manager.exportProfiles(['stg']);
+    const lowered = JSON.parse(JSON.stringify(exported)) as { profiles: { name: string; protected?: boolean }[] };
+    for (const p of lowered.profiles) p.protected = false;
+    expect((await manager.importProfiles(lowered, 'replace')).replaced).toEqual(['stg']);
+    expect((await manager.get('stg')).protected).toBe(true);
+    const run = await cli('alice', ['publish', WEATHER, '--to', 'stg']);
+    expect(run.code, run.stderr).toBe(8);
     await expect(openLocalStore(stgDir, { create: false })).rejects.toMatchObject({ code: 'not_found' });
     await nothingPublished();
   });
