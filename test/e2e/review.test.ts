@@ -12,6 +12,8 @@
  *   "Request review…"; the reviewer's list shows the request as it arrives,
  *   she reads the new example item by item, approves, and publishes; the host
  *   takes the write because the approval verifies against its allowed signers.
+ *   Each workbench's environment and git config claim the other's name: the
+ *   names shown are the principals of the keys.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -158,8 +160,10 @@ describe('journey 9b: request review from the editor, approve as another identit
     });
     host = { child: started.child, url, log: () => log, done: started.done };
 
-    author = await startApp({ env: signingEnv(signers.keys['ana']!, signers.allowed) });
-    reviewer = await startApp({ env: signingEnv(signers.keys['rita']!, signers.allowed) });
+    // Each workbench's environment and git config claim the other person: only the key decides who signs.
+    const claiming = (name: string) => ({ SKILLBENCH_USER: name, USER: name, GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'user.name', GIT_CONFIG_VALUE_0: name, GIT_CONFIG_KEY_1: 'user.email', GIT_CONFIG_VALUE_1: name });
+    author = await startApp({ env: { ...signingEnv(signers.keys['ana']!, signers.allowed), ...claiming('rita@example.com') } });
+    reviewer = await startApp({ env: { ...signingEnv(signers.keys['rita']!, signers.allowed), ...claiming('ana@example.com') } });
     for (const app of [author, reviewer]) {
       await app.call('workspace.open', { dir: ws });
       await app.call('connections.save', {
