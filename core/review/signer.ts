@@ -17,10 +17,10 @@
  * Node-only: asks git, spawns ssh-keygen.
  */
 import { execFileSync } from 'node:child_process';
-import { realpath } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { relative, isAbsolute, sep } from 'node:path';
 import { WorkbenchError } from '../errors';
-import { expandPath, parseSigningKey, signData, verifySignature, type ArmoredSignature, type SigningKey } from './sshsig';
+import { expandPath, parseSigningKey, signData, signatureKey, verifySignature, type ArmoredSignature, type SigningKey } from './sshsig';
 
 /** Explicit settings: they win over the environment and git. */
 export interface SignerSettings {
@@ -129,11 +129,16 @@ export interface SignedByMe {
  * Signs `statement` with the session's key and checks the signature at once
  * against the allowed signers: a key nobody could verify is refused (403)
  * before anything is written, and the signer's identity is its principal.
+ * When the same key verified for this allowed-signers file as it is now (the
+ * session's identity, see {@link sessionPrincipal}), the new signature is made
+ * by that key and needs no second ssh-keygen run: signing is one spawn.
  */
 export async function signStatement(signer: Signer, statement: string): Promise<SignedByMe> {
   const key = signingKeyOf(signer);
   const allowed = await allowedSignersOf(signer);
-  const signature = await signData(statement, key, signer.env);
+  const [signature, identity] = await Promise.all([signData(statement, key, signer.env), sessionIdentity(signer)]);
+  const fingerprint = signatureKey(signature)?.fingerprint;
+  if (identity.principal !== null && fingerprint !== undefined && fingerprint === identity.fingerprint) return { signature, principal: identity.principal, fingerprint };
   const verdict = await verifySignature(statement, signature, allowed, signer.env);
   if (!verdict.ok) {
     throw new WorkbenchError('forbidden', `your signing key (${signer.keySource}) cannot be verified: ${verdict.reason}. Add it to the allowed signers file (${signer.allowedSignersSource}) first`, {
@@ -144,28 +149,48 @@ export async function signStatement(signer: Signer, statement: string): Promise<
 }
 
 const PROBE = 'skillbench review identity probe v1\n';
-const principals = new Map<string, { principal: string | null; at: number }>();
+interface Identity {
+  principal: string | null;
+  /** The fingerprint of the key that verified for `principal`. */
+  fingerprint: string | null;
+}
+const identities = new Map<string, Identity & { at: number }>();
+
+/** What tells one version of the allowed-signers file from another: a key removed from it is seen at once. */
+async function fileVersion(path: string): Promise<string> {
+  try {
+    const s = await stat(path);
+    return `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+/** The session key's principal and fingerprint in the allowed signers as they are now; remembered for a minute per file version. */
+async function sessionIdentity(signer: Signer): Promise<Identity> {
+  if (!signer.key || signer.allowedSigners === undefined) return { principal: null, fingerprint: null };
+  const cacheKey = JSON.stringify([signer.key, signer.allowedSigners, await fileVersion(signer.allowedSigners)]);
+  const known = identities.get(cacheKey);
+  if (known && Date.now() - known.at < 60_000) return known;
+  let identity: Identity;
+  try {
+    const allowed = await allowedSignersOf(signer);
+    const signature = await signData(PROBE, signer.key, signer.env);
+    const verdict = await verifySignature(PROBE, signature, allowed, signer.env);
+    identity = verdict.ok ? { principal: verdict.principal, fingerprint: verdict.fingerprint } : { principal: null, fingerprint: null };
+  } catch {
+    identity = { principal: null, fingerprint: null };
+  }
+  identities.set(cacheKey, { ...identity, at: Date.now() });
+  return identity;
+}
 
 /**
  * The principal of the session's key in the allowed signers (null when there
  * is no key, no allowed-signers file, or the key is not in it): whom the views
  * call "you". Found by signing a fixed probe text, which no statement can be;
- * remembered for a minute.
+ * remembered for a minute, and only while the allowed-signers file is unchanged.
  */
 export async function sessionPrincipal(signer: Signer): Promise<string | null> {
-  if (!signer.key || signer.allowedSigners === undefined) return null;
-  const cacheKey = JSON.stringify([signer.key, signer.allowedSigners]);
-  const known = principals.get(cacheKey);
-  if (known && Date.now() - known.at < 60_000) return known.principal;
-  let principal: string | null;
-  try {
-    const allowed = await allowedSignersOf(signer);
-    const signature = await signData(PROBE, signer.key, signer.env);
-    const verdict = await verifySignature(PROBE, signature, allowed, signer.env);
-    principal = verdict.ok ? verdict.principal : null;
-  } catch {
-    principal = null;
-  }
-  principals.set(cacheKey, { principal, at: Date.now() });
-  return principal;
+  return (await sessionIdentity(signer)).principal;
 }

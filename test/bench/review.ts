@@ -2,9 +2,9 @@
  * Bench suite `review`: what signing an approval costs.
  *
  * - The signing step of one approval (`signStatement`: the canonical
- *   statement signed by `ssh-keygen -Y sign`, then the new signature checked
- *   at once with `-Y find-principals` and `-Y verify`, so a key nobody could
- *   verify is refused before anything is written) against one bare
+ *   statement signed by `ssh-keygen -Y sign`; the session's key was checked
+ *   against this version of the allowed signers once, so a key nobody could
+ *   verify is still refused before anything is written) against one bare
  *   `ssh-keygen -Y sign` spawn over the same bytes. Target: under 100 ms.
  * - Checking one signature as publish does (`verifySignature`, uncached)
  *   against the same bare spawn.
@@ -60,7 +60,7 @@ export async function bench(): Promise<BenchRow[]> {
     );
     rows.push({
       suite: 'review',
-      name: 'signing one approval (sign, then find-principals + verify of the new signature)',
+      name: 'signing one approval (one ssh-keygen -Y sign once the session key is known to verify)',
       medianMs: signing.subjectMs,
       baselineName: 'bare ssh-keygen -Y sign spawn',
       baselineMs: signing.baselineMs,
