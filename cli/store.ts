@@ -5,6 +5,7 @@
  */
 import { WorkbenchError } from '../core/errors';
 import type { Finding } from '../core/package/types';
+import type { ConnectionProfile } from '../core/api/contract';
 import { appDataDir, defaultConnection, redactConnection } from '../core/store/connect';
 import { StoreError } from '../core/store/errors';
 import { openSeededStore } from '../core/store/seed';
@@ -13,20 +14,58 @@ import { UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, printJson, say } from './io';
 
 /**
+ * The guarded saved profile (protected, read-only, or on a host that enforces
+ * approvals) whose store `connection` names (the default registry when
+ * absent): the same folder after resolving links, the same Redis deployment,
+ * or the same base URL. Typing the store instead of the profile's name is no
+ * way around its guard.
+ */
+export async function guardingProfileOf(connection: string | undefined, io: CliIo): Promise<ConnectionProfile | undefined> {
+  const [{ ConnectionManager }, { guardingProfile }] = await Promise.all([import('../core/connections/manager'), import('../core/connections/identity')]);
+  const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
+  return guardingProfile(connection ?? defaultConnection(io.env), io.cwd, await manager.list());
+}
+
+/** A write the profile refuses is refused before anything is opened (or created). */
+async function refuseWrite(profile: ConnectionProfile, action: 'publish' | 'delete'): Promise<void> {
+  const { protectedError, readOnlyError, requiresApproval } = await import('../core/connections/open');
+  if (profile.read_only) throw readOnlyError(profile, action);
+  if (requiresApproval(profile)) throw protectedError(profile, action);
+}
+
+/**
  * Opens the connection a command names: a saved profile by name (with its saved
  * secrets, read-only and protected flags), a connection string, or (absent) the
  * default local registry, seeded with the examples the first time it is found
- * empty. A named `local:` registry is created only for a write (`create`); a read
- * of one that does not exist fails with `not_found` (exit 5) and creates nothing.
+ * empty. A connection string that names the store of a guarded profile wears
+ * that profile's guard. A named `local:` registry is created only for a write
+ * (`create`); a read of one that does not exist fails with `not_found` (exit 5)
+ * and creates nothing. A write (`create` for a publish, `delete`) the guard
+ * refuses is refused before anything is opened. `asHost` is for an approval-enforcing host only: it
+ * checks every write itself, so the protected guard stays off (read-only stays).
  */
-export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean } = {}): Promise<SkillStore> {
-  // Saved profiles load on demand: the default registry needs none of their machinery (zod, the API contract).
-  const profiles = connection === undefined ? undefined : await import('../core/connections/manager');
-  if (connection !== undefined && profiles?.isProfileName(connection.trim())) {
-    const { ConnectionManager } = profiles;
-    const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
-    return (await manager.openByName(connection.trim(), { create: options.create === true })).store;
+export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean; delete?: boolean; asHost?: boolean } = {}): Promise<SkillStore> {
+  const write = options.asHost === true ? undefined : options.create === true ? 'publish' : options.delete === true ? 'delete' : undefined;
+  // Saved profiles load on demand: a read of the default registry needs none of their machinery (zod, the API contract).
+  // A write anywhere, a host, or a named connection looks for the profile that guards its store.
+  if (connection === undefined && write === undefined && options.asHost !== true) return openSeeded(connection, io, options);
+  const profiles = await import('../core/connections/manager');
+  if (connection !== undefined && profiles.isProfileName(connection.trim())) {
+    const manager = new profiles.ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
+    const profile = await manager.get(connection.trim());
+    if (write) await refuseWrite(profile, write);
+    return manager.open(profile, { create: options.create === true, asHost: options.asHost === true });
   }
+  const guard = await guardingProfileOf(connection, io);
+  if (guard && write) await refuseWrite(guard, write);
+  const store = await openSeeded(connection, io, options);
+  if (!guard) return store;
+  const { guardStore } = await import('../core/connections/open');
+  return guardStore(store, options.asHost === true ? { ...guard, protected: false, enforces_approvals: false } : guard);
+}
+
+/** A connection string (or the default registry, seeded with the examples the first time it is found empty). */
+async function openSeeded(connection: string | undefined, io: CliIo, options: { create?: boolean }): Promise<SkillStore> {
   const { store, seed } = await openSeededStore(connection, { cwd: io.cwd, env: io.env, create: options.create === true });
   if (seed && seed.published.length > 0) {
     say(io, `skillbench: seeded ${store.description} with ${seed.published.length} example skill${seed.published.length === 1 ? '' : 's'}`);
@@ -94,12 +133,12 @@ export function reportFailure(io: CliIo, command: string, error: unknown, option
 export async function withStore(
   io: CliIo,
   connection: string | undefined,
-  context: { command: string; json: boolean; file?: string; create?: boolean },
+  context: { command: string; json: boolean; file?: string; create?: boolean; delete?: boolean },
   fn: (store: SkillStore) => Promise<number>,
 ): Promise<number> {
   let store: SkillStore | undefined;
   try {
-    store = await openCliStore(connection, io, { create: context.create === true });
+    store = await openCliStore(connection, io, { create: context.create === true, delete: context.delete === true });
     return await fn(store);
   } catch (error) {
     return reportFailure(io, context.command, error, context);

@@ -19,6 +19,8 @@ const REQUIRED = [
   // The admin API test replays the guide's curl session; TLS tests make certificates with openssl.
   { command: 'curl', pkg: 'curl' },
   { command: 'openssl', pkg: 'openssl' },
+  // Reviews are SSH signatures: ssh-keygen makes the test keys, signs and verifies (ssh-agent for key:: literals).
+  { command: 'ssh-keygen', pkg: 'openssh-client' },
   // The end-to-end tests drive Debian's Chromium through playwright-core (no browser download).
   { command: 'chromium', pkg: 'chromium' },
 ];

@@ -44,7 +44,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const range = single !== undefined ? { from: single, to: single } : parseRange(values.range ?? '');
   const json = values.json === true;
   const ifMatch = etagArg(values['if-match']);
-  return withStore(io, values.from, { command: 'delete', json }, async (store) => {
+  return withStore(io, values.from, { command: 'delete', json, delete: true }, async (store) => {
     const request: Parameters<typeof store.deleteVersions>[0] = { id, ...range };
     if (ifMatch !== undefined) request.ifMatch = ifMatch;
     if (values.reason !== undefined) request.reason = values.reason;

@@ -22,12 +22,21 @@ import { EXIT, UsageError } from '../exit';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
 import { untilSignal } from '../signals';
-import { openCliStore, reportFailure } from '../store';
+import { guardingProfileOf, openCliStore, reportFailure } from '../store';
+import { access, constants } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { checkApprovalPatterns } from '../../core/admin/approval';
+import { normalizeBaseUrl } from '../../core/connections/identity';
+import { ConnectionManager, isProfileName } from '../../core/connections/manager';
+import { requiresApproval } from '../../core/connections/open';
+import { WorkbenchError } from '../../core/errors';
+import { appDataDir } from '../../core/store/connect';
 
 const DEFAULT_PORT = 8787;
 
 const usage = `Usage: skillbench registry serve [--store CONN] [--host ADDR] [--port N]
                                 [--token T | --token-env NAME] [--advisor MODEL] [--json]
+                                [--require-approval NS_GLOB... --allowed-signers FILE [--registry-url URL]]
 
 Serves the V1 admin API (${ADMIN_BASE_PATH}) over a store. The first line on
 stdout is the base URL (with --json: {"url", "store"}); requests are logged on
@@ -43,6 +52,18 @@ closes the store, and exits 0.
                     prefer --token-env)
   --token-env NAME  read the token from the environment variable NAME
   --json            print {"url", "store"} as the first line instead of the URL
+
+  --require-approval NS_GLOB  refuse a publish or delete of a matching skill (403
+                    approval_required) unless it carries a signed approval
+                    (X-Skillbench-Approval, see docs/admin-api.md) that verifies
+                    against --allowed-signers, is not the author's own, and binds
+                    the skill, the If-Match ETag, the body's SHA-256 and this
+                    host. NS_GLOB is a namespace (travel), a glob (prod-*, *) or
+                    namespace/name (travel/currency-*); repeat it for several
+  --allowed-signers FILE      this host's allowed-signers file (git's
+                    gpg.ssh.allowedSignersFile format); never a client's
+  --registry-url URL          the base URL clients reach this host at, which their
+                    approvals name (default: the URL printed at start)
 
   --advisor MODEL                   serve POST .../{namespace}/{name}/analyze with the
                                     default authoring advisor on MODEL (guide 5.3;
@@ -116,9 +137,36 @@ async function run(args: string[], io: CliIo): Promise<number> {
     'advisor-guidance-file': { type: 'string' },
     'advisor-max-output-tokens': { type: 'string' },
     'advisor-timeout': { type: 'string' },
+    'require-approval': { type: 'string', multiple: true },
+    'allowed-signers': { type: 'string' },
+    'registry-url': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
-  const advisorFlags = advisorFlagsOf(values);
+  const patterns = values['require-approval'] ?? [];
+  if (patterns.length > 0 && values['allowed-signers'] === undefined) throw new UsageError('--require-approval needs --allowed-signers FILE: the keys whose approvals this host accepts');
+  if (patterns.length === 0 && (values['allowed-signers'] !== undefined || values['registry-url'] !== undefined)) throw new UsageError('--allowed-signers and --registry-url go with --require-approval');
+  try {
+    checkApprovalPatterns(patterns);
+  } catch (error) {
+    throw new UsageError(`--require-approval: ${(error as Error).message}`);
+  }
+  let registryUrl: string | undefined;
+  if (values['registry-url'] !== undefined) {
+    try {
+      registryUrl = normalizeBaseUrl(values['registry-url']);
+    } catch {
+      throw new UsageError(`--registry-url '${values['registry-url']}' is not a URL`);
+    }
+  }
+  const allowedSigners = values['allowed-signers'] === undefined ? undefined : resolve(io.cwd, values['allowed-signers']);
+  if (allowedSigners !== undefined) {
+    try {
+      await access(allowedSigners, constants.R_OK);
+    } catch {
+      throw new UsageError(`--allowed-signers ${values['allowed-signers']}: the file cannot be read`);
+    }
+  }
+  const advisorFlags = advisorFlagsOf({ ...values, 'require-approval': undefined });
   const host = values.host ?? '127.0.0.1';
   if (host.trim().length === 0) throw new UsageError('--host must not be empty');
   const port = portArg(values.port);
@@ -130,15 +178,26 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (advisorFlags) advisor = await openAdvisor(advisorFlags, io, 'advisor-');
   let store: SkillStore;
   try {
+    // A protected store is served only by a host that enforces approvals: the host is then the control.
+    const guard = values.store !== undefined && isProfileName(values.store.trim()) ? await new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env }).get(values.store.trim()) : await guardingProfileOf(values.store, io);
+    if (guard && requiresApproval(guard) && patterns.length === 0) {
+      throw new WorkbenchError('forbidden', `${values.store ?? 'the default registry'} is the store of the protected connection '${guard.name}': serve it with --require-approval NS_GLOB --allowed-signers FILE, or not at all`, {
+        details: { reason: 'protected', connection: guard.name },
+      });
+    }
     // The host accepts publications: it may create the registry it serves.
-    store = await openCliStore(values.store, io, { create: true });
+    store = await openCliStore(values.store, io, { create: true, asHost: patterns.length > 0 });
   } catch (error) {
     await advisor?.close();
     return reportFailure(io, 'registry serve', error, { json });
   }
 
+  let actualPort = port;
   const handler = createAdminHandler({
     store,
+    ...(allowedSigners !== undefined && {
+      approval: { patterns, allowedSigners, env: io.env, registry: () => registryUrl ?? normalizeBaseUrl(listenerUrl(host, actualPort, ADMIN_BASE_PATH)) },
+    }),
     logger: stderrLogger(io),
     ...(token !== undefined ? { authenticate: bearerTokenAuthenticator(token) } : {}),
     ...(loopback ? { allowedHosts: loopbackHostNames(host) } : {}),
@@ -164,7 +223,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     return EXIT.unavailable;
   }
   const address = server.address();
-  const actualPort = typeof address === 'object' && address ? address.port : port;
+  actualPort = typeof address === 'object' && address ? address.port : port;
   const url = listenerUrl(host, actualPort, ADMIN_BASE_PATH);
   if (json) io.stdout.write(`${JSON.stringify({ url, store: store.description })}\n`);
   else io.stdout.write(`${url}\n`);
@@ -172,6 +231,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
     say(io, `skillbench registry serve: warning: ${host} is not a loopback address and no token is set: anyone who can reach it can publish and delete`);
   }
   say(io, `skillbench registry serve: serving ${store.description} at ${url}${token !== undefined ? ' (bearer token required)' : ''}; Ctrl-C stops`);
+  if (patterns.length > 0) {
+    say(io, `skillbench registry serve: publishes and deletes of ${patterns.join(', ')} need an approval signed by a key of ${values['allowed-signers']} other than the author's, for ${registryUrl ?? url}`);
+  }
   if (advisor) say(io, `skillbench registry serve: POST ${ADMIN_BASE_PATH}/{namespace}/{name}/analyze answers with the authoring advisor on ${advisor.model.spec}`);
 
   const signal = await signals.done;

@@ -44,6 +44,8 @@ import { checkIdempotencyKey } from '../store/idempotency';
 import { checkSkillId, isSlug } from '../store/skillIds';
 import type { MetadataFilter, SkillAdministrationLimits, SkillStore, VersionQuery } from '../store/types';
 import { analyzePackage } from '../advisor/analyze';
+import { deleteAction } from '../review/statement';
+import { bodyDigest, checkApprovalHeader, requireAttestationHeader, type ApprovalPolicy } from './approval';
 import { validationOf } from './advisorInput';
 import { ClientGone, hasBody, header, readPackageBytes, requireJson, type BodySource } from './body';
 import { HttpFailure, errorReply, withinBudget, type Reply } from './httpErrors';
@@ -79,6 +81,12 @@ export interface AdminHandlerDeps {
   basePath?: string;
   /** Time budget of one store or advisor call before the request answers 504 (default 30 s). */
   requestTimeoutMs?: number;
+  /**
+   * Approval enforcement (`registry serve --require-approval`): publishes and
+   * deletes of matching skills need a verified approval attestation (403
+   * `approval_required` otherwise). See `approval.ts`.
+   */
+  approval?: ApprovalPolicy;
 }
 
 /** A node:http request listener. */
@@ -211,7 +219,17 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
       const idempotencyKey = header(ctx.req, ADMIN_HEADERS.idempotencyKey);
       checkIdempotencyKey(idempotencyKey);
       const precondition = publishPrecondition(ctx.req);
+      // A guarded skill without any attestation is refused before its body travels.
+      const attestation = deps.approval ? requireAttestationHeader(deps.approval, ctx.req, id) : undefined;
       const bytes = await readPackageBytes(ctx, store.limits.maxPackageBytes);
+      if (deps.approval && attestation !== undefined) {
+        await checkApprovalHeader(deps.approval, attestation, {
+          skill: id,
+          action: 'publish',
+          base: precondition.kind === 'create' ? null : { etag: precondition.etag },
+          bytes: bodyDigest(bytes),
+        });
+      }
       const actor = actorOf(ctx.req);
       const result = await budget(ctx, () =>
         store.publish({ id, body: bytes, precondition, ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(actor !== undefined ? { actor } : {}) }),
@@ -282,6 +300,10 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
     };
     // The state-free checks in the store's own order, so every adapter behind us answers alike.
     checkDeleteRequest(request, adminLimits);
+    if (deps.approval) {
+      const attestation = requireAttestationHeader(deps.approval, ctx.req, id);
+      if (attestation !== undefined) await checkApprovalHeader(deps.approval, attestation, { skill: id, action: deleteAction(from, to), base: { etag: ifMatch! }, bytes: bodyDigest('') });
+    }
     // eslint-disable-next-line no-control-regex
     if (reason !== undefined && (Buffer.byteLength(reason, 'utf8') > MAX_AUDIT_REASON_BYTES || /[\u0000-\u001f\u007f]/.test(reason))) {
       throw new StoreError('invalid_request', `X-Audit-Reason must be at most ${MAX_AUDIT_REASON_BYTES} UTF-8 bytes without control characters`);

@@ -272,8 +272,14 @@ export interface ConnectionProfile {
   environment: ProfileEnvironment | null;
   /** Every write through this profile is refused. */
   read_only: boolean;
-  /** Publishes only from approved review requests. */
+  /** Publishes and deletes only through approved review requests (a rail of this client). */
   protected: boolean;
+  /**
+   * The host behind this profile enforces approvals itself (`skillbench registry
+   * serve --require-approval`): writes go only through approved review requests,
+   * which carry their signed attestation. Absent means false.
+   */
+  enforces_approvals?: boolean;
   target: ConnectionTarget;
   created_at: string;
   updated_at: string;
@@ -810,7 +816,10 @@ export interface ReviewSummary {
   id: string;
   connection: string;
   skill: SkillId;
+  /** What the request does once approved: publish a package, or delete old versions. */
+  action: 'publish' | 'delete';
   status: ReviewStatus;
+  /** The author's principal (as the list reads it from the file; the request's view verifies it). */
   author: string;
   note: string;
   created_at: string;
@@ -819,12 +828,36 @@ export interface ReviewSummary {
   stale: boolean;
 }
 
-/** A publication request: the reviewer's whole view. */
+/** One signature of a request, as checked now against the allowed signers and what the request would send. */
+export interface ReviewSignatureView {
+  /** The author's signature over the request, or a reviewer's approval. */
+  role: 'author' | 'approval';
+  /** Who the request file says signed. */
+  claimed: string;
+  /** The principal the allowed signers give the signing key; null when it does not verify. */
+  principal: string | null;
+  /** `SHA256:…` of the signing key, when the signature could be read. */
+  fingerprint: string | null;
+  /** ssh-keygen verified the signature against the allowed signers. */
+  verified: boolean;
+  /** It stands for the request as it is (and, for an approval, is not the author's own). */
+  counts: boolean;
+  at: string;
+  /** Why it does not count. */
+  problem?: string;
+}
+
+/** A publication (or deletion) request: the reviewer's whole view. */
 export interface ReviewRequest extends ReviewSummary {
   /** Workspace path of the request file (`skills/reviews/<id>.json`). */
   file: string;
+  /** The target store's identity the statements bind (null in a request filed before requests were signed). */
+  registry: string | null;
   base: { version: number; etag: string } | null;
-  package: SkillPackage;
+  /** The package to publish; null for a deletion request. */
+  package: SkillPackage | null;
+  /** The versions a deletion request removes, and its audit reason. */
+  delete?: { from: number; to: number; reason: string };
   manifest_hash: string;
   validation: ValidationResult;
   /** The eval run named as evidence: its id (the run folder's name), summary and verdict as the run recorded them. */
@@ -833,13 +866,43 @@ export interface ReviewRequest extends ReviewSummary {
     summary: EvalSummaryView | null;
     verdict: { passed: boolean; status?: EvalSummaryView['verdict']['status']; message: string } | null;
   } | null;
-  approvals: { reviewer: string; at: string; comment?: string; hash: string; stale: boolean }[];
+  /** `reviewer` is the verified principal when the approval's signature verifies; `verified` says it stands. */
+  approvals: { reviewer: string; at: string; comment?: string; hash: string; stale: boolean; verified: boolean }[];
+  /** The author's signature, then each approval's, checked now. */
+  signatures: ReviewSignatureView[];
+  /** An approval stands: it verifies, binds this request as it is, and is not the author's. */
+  verified_approval: boolean;
+  /** Why no signature could be checked (no allowed signers, a connection that is not a saved profile). */
+  unverifiable?: string;
   comments: { pointer: string; author: string; at: string; text: string }[];
   history: ReviewEvent[];
-  /** The reviewer identity of this session (from settings or git config). */
-  viewer: string;
+  /** The principal of this session's signing key; null when it has none in the allowed signers. */
+  viewer: string | null;
   /** The viewer is the author: the UI never offers Approve then. */
   viewer_is_author: boolean;
+}
+
+/** Who this session signs reviews as, and what keeps it from signing. */
+export interface ReviewSigner {
+  /** The principal the allowed signers give this session's key; null when it cannot sign. */
+  principal: string | null;
+  /** Where the key comes from (`git config user.signingkey`, `SKILLBENCH_SIGNING_KEY`, a setting), when one is set. */
+  key_source: string | null;
+  /** Where the allowed-signers file comes from, when one is set. */
+  allowed_signers_source: string | null;
+  /** Why this session cannot sign, in words a user can act on. */
+  problem?: string;
+}
+
+/** What carrying out an approved deletion request did. */
+export interface ReviewDeleteOutcome {
+  skill: SkillId;
+  outcome: 'deleted';
+  deleted: number[];
+  already_deleted: number[];
+  etag: string;
+  audit_recorded: boolean;
+  warnings: StoreWarning[];
 }
 
 // ---------------------------------------------------------------------------
@@ -1112,6 +1175,8 @@ export const METHODS = {
       profile: z.record(z.string(), z.unknown()),
       previous_name: connectionNameSchema.optional(),
       secrets: z.record(z.string(), z.unknown()).optional(),
+      /** The saved profile's name, typed to confirm switching `protected` or `enforces_approvals` off. */
+      confirm_unprotect: connectionNameSchema.optional(),
     }),
   ),
   'connections.remove': method<{ removed: boolean }>()(z.strictObject({ name: connectionNameSchema })),
@@ -1292,12 +1357,21 @@ export const METHODS = {
     z.strictObject({ status: z.enum(['open', 'changes_requested', 'approved', 'rejected', 'published', 'stale']).optional() }),
   ),
   'reviews.get': method<ReviewRequest>()(reviewRef),
-  /** Files a publication request for a draft or workspace file. */
+  /** Who this session signs as (the principal of its key in the allowed signers), or why it cannot sign. */
+  'reviews.signer': method<ReviewSigner>()(empty),
+  /** Files a publication request for a draft or workspace file, or a request to delete old versions; signed with the session's key. */
   'reviews.create': method<ReviewRequest>()(
     z.strictObject({
       source: z.discriminatedUnion('kind', [
         z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
         z.strictObject({ kind: z.literal('file'), path: workspacePathSchema }),
+        z.strictObject({
+          kind: z.literal('delete'),
+          skill: skillIdSchema,
+          from: versionSchema,
+          to: versionSchema,
+          reason: z.string().trim().min(1, 'give a reason for the audit trail').max(1000),
+        }),
       ]),
       connection: connectionNameSchema,
       note: comment.default(''),
@@ -1309,8 +1383,12 @@ export const METHODS = {
   'reviews.reject': method<ReviewRequest>()(reviewRef.extend({ comment: comment.optional() })),
   /** A comment anchored to a JSON Pointer of the package. */
   'reviews.comment': method<ReviewRequest>()(reviewRef.extend({ pointer: z.string().max(1024), text: comment.min(1) })),
-  /** Publishes exactly the approved package with If-Match the recorded ETag; a 412 marks the request stale. */
-  'reviews.publish': method<PublishOutcome>()(reviewRef.extend({ idempotency_key: idempotencyKeySchema })),
+  /**
+   * Carries out an approved request (exactly the approved package with If-Match
+   * the recorded ETag, or the approved deletion) once its signatures verify; a
+   * 412 marks the request stale.
+   */
+  'reviews.publish': method<PublishOutcome | ReviewDeleteOutcome>()(reviewRef.extend({ idempotency_key: idempotencyKeySchema })),
 
   /**
    * Converts Agent Skills folders (a SKILL.md, the folder holding one, or a
@@ -1402,8 +1480,8 @@ export interface WorkbenchEvents {
   'optimize.progressed': { run: string; progress: OptimizeProgress; candidates?: OptimizeCandidateView[] };
   /** An optimizer run ended: finished with a verdict, stopped, or failed. */
   'optimize.finished': { run: OptimizeRunView };
-  /** A publication request was created or changed state. */
-  'reviews.changed': { id: string; status: ReviewStatus };
+  /** A publication request was created, arrived on disk, or changed state (status null: it was removed or cannot be read). */
+  'reviews.changed': { id: string; status: ReviewStatus | null };
   /**
    * What a connection's store holds changed: this session published or deleted
    * versions, or a watched recheck (`connections.open` with `watch`) found the

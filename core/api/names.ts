@@ -63,6 +63,7 @@ export const METHOD_NAMES = Object.freeze([
   'reviews.publish',
   'reviews.reject',
   'reviews.requestChanges',
+  'reviews.signer',
   'validate.package',
   'versions.get',
   'versions.list',

@@ -10,6 +10,7 @@ import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { ConnectionManager } from '../connections/manager';
 import { probeStore } from '../connections/open';
+import type { SkillId } from '../package/types';
 import { WorkbenchError } from '../errors';
 import { describeProviders, safeParseModelSpec } from '../models/index';
 import { createRedactor, redactMessage, redactValue, secretsFromEnv } from '../redact';
@@ -29,6 +30,7 @@ import { reviewMethods } from './reviewMethods';
 import { workspaceMethods } from './workspaceMethods';
 import { interopMethods } from './interopMethods';
 import type { WatchOptions } from '../workspace/watch';
+import type { SignerSettings } from '../review/signer';
 
 /** Name of the built-in profile of the embedded default registry. */
 export const DEFAULT_CONNECTION = 'default';
@@ -54,8 +56,12 @@ export interface WorkbenchServiceOptions {
   connections?: ConnectionSource;
   /** Who the session acts as in audit records (default: the OS user name). */
   actor?: string;
-  /** The reviewer identity of this session (default: `SKILLBENCH_USER`, else git config of the workspace, else the actor). */
-  reviewer?: string;
+  /**
+   * The signing key and allowed-signers file of this session's reviews (default:
+   * `SKILLBENCH_SIGNING_KEY` / `SKILLBENCH_ALLOWED_SIGNERS`, else `git config
+   * user.signingkey` / `gpg.ssh.allowedSignersFile` of the workspace).
+   */
+  signing?: SignerSettings;
   /** Close connections unused for this long (default 10 minutes). */
   idleMs?: number;
   /** The eval engine's implementation of the `evals.*` methods; without it they are not served. */
@@ -124,22 +130,54 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const stores = storeMethods({ pool, scans, actor, resolveSource: workspace.resolveSource });
   const publish = stores['publish.package']!;
   const deleteVersions = stores['delete.versions']!;
-  const reviews = reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: actor, ...(options.reviewer !== undefined && { reviewer: options.reviewer }) });
-  const reviewPublish = reviews['reviews.publish']!;
-  const getReview = reviews['reviews.get']!;
+  const reviews = reviewMethods({
+    pool,
+    events,
+    root: () => workspace.root(),
+    env,
+    runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'),
+    draft: (id) => workspace.draft(id),
+    fallback: actor,
+    ...(options.signing && { signing: options.signing }),
+    ...(options.watch && { watch: options.watch }),
+  });
+  const openWorkspace = workspace.handlers['workspace.open']!;
+  const closeWorkspace = workspace.handlers['workspace.close']!;
+  const reviewPublish = reviews.handlers['reviews.publish']!;
+  const getReview = reviews.handlers['reviews.get']!;
 
-  /** Tells every view of `connection` that a publication of this session changed what its store holds. */
-  const published = (connection: string, outcome: WorkbenchResults['publish.package']) => {
+  /**
+   * Tells every view of `connection` that a publication of this session changed
+   * what its store holds. `by` is who the store's audit names: the signing
+   * principal for a reviewed write, the session's actor otherwise.
+   */
+  const published = (connection: string, outcome: WorkbenchResults['publish.package'], by = actor) => {
     if (outcome.outcome === 'same_content_noop') return;
     watch.note(connection, outcome.skill, outcome.version, outcome.manifest_hash);
-    events.emit('store.changed', { connection, kind: 'published', skill: outcome.skill, version: outcome.version, actor, at: at() });
+    events.emit('store.changed', { connection, kind: 'published', skill: outcome.skill, version: outcome.version, actor: by, at: at() });
+  };
+  /** The same for versions this session deleted. */
+  const deleted = (connection: string, skill: SkillId, versions: number[], by = actor) => {
+    if (versions.length > 0) events.emit('store.changed', { connection, kind: 'deleted', skill, versions, actor: by, at: at() });
   };
 
   const handlers: Handlers = {
     ...stores,
     ...workspace.handlers,
     ...interopMethods({ pool, root: () => workspace.root(), resolveSource: workspace.resolveSource, draft: (id) => workspace.draft(id) }),
-    ...reviews,
+    ...reviews.handlers,
+
+    // The review list hears of requests that arrive in the open workspace (the CLI, git pull) as well as its own.
+    'workspace.open': async (params, context) => {
+      const opened = await openWorkspace(params, context);
+      await reviews.watch(workspace.root());
+      return opened;
+    },
+    'workspace.close': async (params, context) => {
+      const closed = await closeWorkspace(params, context);
+      await reviews.watch(null);
+      return closed;
+    },
 
     'publish.package': async (params, context) => {
       const result = await publish(params, context);
@@ -151,13 +189,18 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     'reviews.publish': async (params, context) => {
       const result = await reviewPublish(params, context);
       const review = await getReview({ id: params.id }, context).catch(() => undefined);
-      if (review) published(review.connection, result);
+      if (review) {
+        // A reviewed write is made, and audited, as the principal of the key that carried it out, never as the OS user.
+        const by = review.history.findLast((h) => h.action === 'published')?.actor ?? actor;
+        if (result.outcome === 'deleted') deleted(review.connection, result.skill, result.deleted, by);
+        else published(review.connection, result, by);
+      }
       return result;
     },
 
     'delete.versions': async (params, context) => {
       const result = await deleteVersions(params, context);
-      if (result.deleted.length > 0) events.emit('store.changed', { connection: params.connection, kind: 'deleted', skill: params.skill, versions: result.deleted, actor, at: at() });
+      deleted(params.connection, params.skill, result.deleted);
       return result;
     },
 
@@ -234,11 +277,12 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
     redact,
     subscribe: (listener) => events.subscribe(listener),
     async openWorkspace(dir) {
-      return workspace.handlers['workspace.open']!({ dir }, { transport: 'direct' });
+      return handlers['workspace.open']!({ dir }, { transport: 'direct' });
     },
     close() {
       closing ??= (async () => {
         await options.evals?.close();
+        await reviews.close();
         await workspace.close();
         await pool.closeAll();
       })();

@@ -6,6 +6,7 @@
  *
  * Node-only: stores hold sockets and files.
  */
+import { protectedError, readOnlyError, requiresApproval } from '../connections/open';
 import { WorkbenchError } from '../errors';
 import { diffPackages, mergePackages, packageJsonSchema, resolveLimits, validatePackage } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillPackage } from '../package/types';
@@ -76,18 +77,14 @@ export function publishOutcome(result: PublishResult): PublishOutcome {
   };
 }
 
-/** The refusal of a write through a read-only or protected profile. */
+/**
+ * The refusal of a write through a read-only profile, or of a direct publish
+ * or delete through a protected one (or one whose host enforces approvals):
+ * those go through approved review requests.
+ */
 function checkWritable(profile: ConnectionProfile, action: 'publish' | 'delete'): void {
-  if (profile.read_only) {
-    throw new WorkbenchError('forbidden', `connection '${profile.name}' is read-only: nothing can be ${action === 'publish' ? 'published' : 'deleted'} through it`, {
-      details: { reason: 'read_only', connection: profile.name },
-    });
-  }
-  if (profile.protected && action === 'publish') {
-    throw new WorkbenchError('forbidden', `connection '${profile.name}' is protected: publish through an approved review request`, {
-      details: { reason: 'protected', connection: profile.name },
-    });
-  }
+  if (profile.read_only) throw readOnlyError(profile, action);
+  if (requiresApproval(profile)) throw protectedError(profile, action);
 }
 
 /** Validates `text` into a normalized package, or throws the 422 with located findings. */

@@ -57,14 +57,16 @@ export class ConnectionManager implements ConnectionSource {
    * Opens the store of `profile`, guarded by its flags. Opening is a read and
    * creates nothing: a local registry that does not exist is `not_found`, its
    * missing folder `unavailable`; only `create: true` (a write) creates it.
+   * `asHost` leaves the protected guard off: only for an approval-enforcing
+   * host (`registry serve --require-approval`), which checks every write itself.
    */
-  async open(profile: ConnectionProfile, options: { create?: boolean } = {}): Promise<SkillStore> {
+  async open(profile: ConnectionProfile, options: { create?: boolean; asHost?: boolean } = {}): Promise<SkillStore> {
     const store = await openProfileStore(profile, await this.secretsOf(profile), { dataDir: this.options.dataDir, env: this.env, create: options.create === true });
-    return guardStore(store, profile);
+    return guardStore(store, options.asHost === true ? { ...profile, protected: false, enforces_approvals: false } : profile);
   }
 
   /** Opens a profile by name (the CLI's `--to NAME`). */
-  async openByName(name: string, options: { create?: boolean } = {}): Promise<{ profile: ConnectionProfile; store: SkillStore }> {
+  async openByName(name: string, options: { create?: boolean; asHost?: boolean } = {}): Promise<{ profile: ConnectionProfile; store: SkillStore }> {
     const profile = await this.get(name);
     return { profile, store: await this.open(profile, options) };
   }
@@ -76,11 +78,14 @@ export class ConnectionManager implements ConnectionSource {
   /**
    * Creates, updates or renames a profile (see `ProfileStore.save`) and
    * patches its secrets. Secrets a changed target no longer uses are dropped.
+   * Switching `protected` or `enforces_approvals` off takes `confirm_unprotect`
+   * equal to the saved profile's name (the workbench asks the user to type it).
    */
-  async save(input: { profile: unknown; previous_name?: string | undefined; secrets?: unknown }): Promise<ConnectionProfile> {
+  async save(input: { profile: unknown; previous_name?: string | undefined; secrets?: unknown; confirm_unprotect?: string | undefined }): Promise<ConnectionProfile> {
     const profile = parseProfile(input.profile);
     const patch = parseSecretsPatch(input.secrets, profile);
-    const stored = await this.profiles.save(profile, input.previous_name);
+    const lowerGuards = input.confirm_unprotect !== undefined && input.confirm_unprotect === (input.previous_name ?? profile.name);
+    const stored = await this.profiles.save(profile, input.previous_name, { lowerGuards });
     if (input.previous_name !== undefined && input.previous_name !== profile.name) await this.secrets.rename(input.previous_name, profile.name);
     const used = new Set(secretNamesFor(profile.target));
     const present = await this.secrets.presence(profile.name);

@@ -1,8 +1,11 @@
 /**
  * Opening the store of a profile with its secrets, and the guard every store
  * opened through a profile wears: a read-only profile refuses publish and
- * delete with 403 `forbidden`; a protected one refuses a publish that does not
- * come from an approved review request (see {@link publishApproved}).
+ * delete with 403 `forbidden`; a protected one (or one whose host enforces
+ * approvals) refuses a publish or delete that does not come from an approved
+ * review request (see {@link publishApproved}). The guard is a rail of this
+ * client; the control is a host that enforces approvals and alone holds the
+ * write credential (docs/review.md).
  *
  * Secrets go into the adapters' options or URL user-info only; every message
  * and description the adapters produce is already redacted.
@@ -15,7 +18,7 @@ import type { ConnectionProfile } from '../api/contract';
 import { StoreError } from '../store/errors';
 import { openLocalStore } from '../store/local';
 import { openSeededStore } from '../store/seed';
-import type { PublishRequest, PublishResult, SkillStore } from '../store/types';
+import type { DeleteRequest, DeleteResult, PublishRequest, PublishResult, SkillStore } from '../store/types';
 import { DEFAULT_PROFILE } from './profiles';
 import type { ProfileSecrets } from './secrets';
 
@@ -163,10 +166,10 @@ export async function openProfileStore(profile: ConnectionProfile, secrets: Prof
   }
 }
 
-const APPROVED = Symbol('publish from an approved review request');
+const APPROVED = Symbol('write from an approved review request');
 
 interface GuardedStore extends SkillStore {
-  [APPROVED]?: (request: PublishRequest) => Promise<PublishResult>;
+  [APPROVED]?: { publish(request: PublishRequest): Promise<PublishResult>; deleteVersions(request: DeleteRequest): Promise<DeleteResult> };
 }
 
 /** The 403 of a write through a read-only profile. */
@@ -176,20 +179,31 @@ export function readOnlyError(profile: ConnectionProfile, action: 'publish' | 'd
   });
 }
 
-/** The 403 of a direct publish to a protected profile. */
-export function protectedError(profile: ConnectionProfile): StoreError {
-  return new StoreError('forbidden', `connection '${profile.name}' is protected: publish through an approved review request (skillbench review create FILE --to ${profile.name})`, {
+/** Whether writes through `profile` go only through approved review requests (protected, or a host that enforces approvals). */
+export function requiresApproval(profile: ConnectionProfile): boolean {
+  return profile.protected || profile.enforces_approvals === true;
+}
+
+/** The 403 of a direct publish or delete through a protected profile (or one whose host enforces approvals). */
+export function protectedError(profile: ConnectionProfile, action: 'publish' | 'delete' = 'publish'): StoreError {
+  const what = profile.protected ? 'is protected' : 'names a host that enforces approvals';
+  const how =
+    action === 'publish'
+      ? `publish through an approved review request (skillbench review create FILE --to ${profile.name})`
+      : `deletes go through an approved review request (skillbench review create --delete NS/NAME --versions FROM-TO --reason TEXT --to ${profile.name})`;
+  return new StoreError('forbidden', `connection '${profile.name}' ${what}: ${how}`, {
     details: { reason: 'protected', connection: profile.name },
   });
 }
 
 /**
  * Wraps `store` so writes honour the profile's flags: read-only refuses
- * publish and delete, protected refuses a publish except through
- * {@link publishApproved}. Reads pass through.
+ * publish and delete; protected (or a host that enforces approvals) refuses
+ * both except through {@link publishApproved} and {@link deleteApproved}.
+ * Reads pass through.
  */
 export function guardStore(store: SkillStore, profile: ConnectionProfile): SkillStore {
-  if (!profile.read_only && !profile.protected) return store;
+  if (!profile.read_only && !requiresApproval(profile)) return store;
   const guarded: GuardedStore = {
     get description() {
       return store.description;
@@ -205,24 +219,29 @@ export function guardStore(store: SkillStore, profile: ConnectionProfile): Skill
     getVersion: (id, version) => store.getVersion(id, version),
     listVersions: (id, query) => store.listVersions(id, query),
     async publish() {
-      throw profile.read_only ? readOnlyError(profile, 'publish') : protectedError(profile);
+      throw profile.read_only ? readOnlyError(profile, 'publish') : protectedError(profile, 'publish');
     },
-    async deleteVersions(request) {
-      if (profile.read_only) throw readOnlyError(profile, 'delete');
-      return store.deleteVersions(request);
+    async deleteVersions() {
+      throw profile.read_only ? readOnlyError(profile, 'delete') : protectedError(profile, 'delete');
     },
     close: () => store.close(),
   };
-  if (!profile.read_only) guarded[APPROVED] = (request) => store.publish(request);
+  if (!profile.read_only) guarded[APPROVED] = { publish: (request) => store.publish(request), deleteVersions: (request) => store.deleteVersions(request) };
   return guarded;
 }
 
 /**
  * Publishes through `store` on behalf of an approved review request: the one
  * way past a protected profile's guard (never past a read-only one). Only the
- * review module calls it, after checking the approval and the bytes.
+ * review module calls it, after checking the approval's signatures and the bytes.
  */
 export function publishApproved(store: SkillStore, request: PublishRequest): Promise<PublishResult> {
   const bypass = (store as GuardedStore)[APPROVED];
-  return bypass ? bypass(request) : store.publish(request);
+  return bypass ? bypass.publish(request) : store.publish(request);
+}
+
+/** Deletes through `store` on behalf of an approved deletion request (see {@link publishApproved}). */
+export function deleteApproved(store: SkillStore, request: DeleteRequest): Promise<DeleteResult> {
+  const bypass = (store as GuardedStore)[APPROVED];
+  return bypass ? bypass.deleteVersions(request) : store.deleteVersions(request);
 }

@@ -120,6 +120,7 @@ export const profileInputSchema = z.strictObject({
     .default(null),
   read_only: z.boolean().default(false),
   protected: z.boolean().default(false),
+  enforces_approvals: z.boolean().default(false),
   target: z.discriminatedUnion('kind', [localTarget, redisTarget, httpTarget]),
   created_at: z.string().max(40).optional(),
   updated_at: z.string().max(40).optional(),
@@ -163,6 +164,7 @@ export function parseProfile(input: unknown, options: { pointer?: string; now?: 
     environment: p.environment,
     read_only: p.read_only,
     protected: p.protected,
+    ...(p.enforces_approvals && { enforces_approvals: true }),
     target: compactTarget(p.target as ConnectionTarget),
     created_at: p.created_at ?? now,
     updated_at: p.updated_at ?? now,
@@ -230,6 +232,21 @@ export function defaultProfile(dataDir: string): ConnectionProfile {
   };
 }
 
+/**
+ * Refuses an update that switches a guard off (`protected`, `enforces_approvals`):
+ * a guard is lowered only on purpose, with the confirmation the caller asks for.
+ */
+function checkGuardsKept(existing: ConnectionProfile, next: ConnectionProfile): void {
+  const lowered = [
+    ...(existing.protected && !next.protected ? ['protected'] : []),
+    ...(existing.enforces_approvals === true && next.enforces_approvals !== true ? ['enforces_approvals'] : []),
+  ];
+  if (lowered.length === 0) return;
+  throw new WorkbenchError('forbidden', `connection '${existing.name}' is ${lowered.includes('protected') ? 'protected' : 'marked as enforcing approvals'}: switching ${lowered.join(' and ')} off needs a confirmation (confirm_unprotect: '${existing.name}')`, {
+    details: { reason: 'protected_flag', pointer: `/profile/${lowered[0]}`, expected: existing.name },
+  });
+}
+
 /** The saved profiles of an app-data folder. */
 export class ProfileStore {
   readonly path: string;
@@ -283,8 +300,12 @@ export class ProfileStore {
    * Saves `profile`: a create when `previousName` is absent (409 when the name
    * is taken), an update when it equals the name, a rename otherwise (409 when
    * the new name is taken). Returns the stored profile.
+   *
+   * An update never lowers a guard silently: switching `protected` or
+   * `enforces_approvals` off is 403 (`reason: protected_flag`) unless
+   * `lowerGuards` says the user confirmed it.
    */
-  save(profile: ConnectionProfile, previousName?: string): Promise<ConnectionProfile> {
+  save(profile: ConnectionProfile, previousName?: string, options: { lowerGuards?: boolean } = {}): Promise<ConnectionProfile> {
     return this.queue.run(async () => {
       if (profile.name === DEFAULT_PROFILE || previousName === DEFAULT_PROFILE) {
         throw new WorkbenchError('invalid_request', `'${DEFAULT_PROFILE}' is the built-in registry of the app-data folder and cannot be changed; save the profile under another name`, {
@@ -299,6 +320,7 @@ export class ProfileStore {
         throw new WorkbenchError('conflict', `a connection named '${profile.name}' exists already`, { details: { pointer: '/profile/name' } });
       }
       if (!existing && saved.length >= MAX_PROFILES) throw new WorkbenchError('payload_too_large', `at most ${MAX_PROFILES} connections can be saved`);
+      if (existing && options.lowerGuards !== true) checkGuardsKept(existing, profile);
       const stored: ConnectionProfile = { ...profile, created_at: existing?.created_at ?? now, updated_at: now };
       await this.writeSaved([...saved.filter((p) => p.name !== previousName && p.name !== profile.name), stored]);
       return stored;
@@ -324,7 +346,7 @@ export class ProfileStore {
     return {
       format: EXPORT_FORMAT,
       exported_at: new Date().toISOString(),
-      profiles: chosen.map((p) => ({ name: p.name, label: p.label, environment: p.environment, read_only: p.read_only, protected: p.protected, target: p.target })),
+      profiles: chosen.map((p) => ({ name: p.name, label: p.label, environment: p.environment, read_only: p.read_only, protected: p.protected, ...(p.enforces_approvals && { enforces_approvals: true }), target: p.target })),
     };
   }
 
@@ -362,7 +384,9 @@ export class ProfileStore {
         } else if (onConflict === 'replace') {
           const old = next.find((q) => q.name === p.name);
           next = next.filter((q) => q.name !== p.name);
-          next.push({ ...stamped, created_at: old?.created_at ?? now });
+          // An import never lowers a guard: the replaced profile's protection stays.
+          const kept = { protected: stamped.protected || old?.protected === true, ...((stamped.enforces_approvals || old?.enforces_approvals) && { enforces_approvals: true }) };
+          next.push({ ...stamped, ...kept, created_at: old?.created_at ?? now });
           report.replaced.push(p.name);
         } else {
           let n = 2;

@@ -489,6 +489,7 @@ class HttpStore implements SkillStore {
     const headers: Record<string, string> =
       precondition.kind === 'create' ? { [ADMIN_HEADERS.ifNoneMatch]: '*' } : { [ADMIN_HEADERS.ifMatch]: precondition.etag };
     if (request.idempotencyKey !== undefined) headers[ADMIN_HEADERS.idempotencyKey] = request.idempotencyKey;
+    if (request.approval !== undefined) headers[ADMIN_HEADERS.approval] = request.approval;
     this.addActor(headers, request.actor);
     const answer = await this.call('PUT', path, { headers, body, mode: request.idempotencyKey !== undefined ? 'keyed' : 'unkeyed' });
     const j = isObject(answer.json) ? answer.json : {};
@@ -535,6 +536,7 @@ class HttpStore implements SkillStore {
       }
       headers[ADMIN_HEADERS.auditReason] = encodeHeaderText(request.reason);
     }
+    if (request.approval !== undefined) headers[ADMIN_HEADERS.approval] = request.approval;
     this.addActor(headers, request.actor);
     const answer = await this.call('DELETE', path, {
       headers,

@@ -28,6 +28,8 @@ export const ADMIN_HEADERS = {
   ifNoneMatch: 'if-none-match',
   etag: 'etag',
   retryAfter: 'retry-after',
+  /** The signed approval of a review request (this project's extension; hosts that do not enforce approvals ignore it). */
+  approval: 'x-skillbench-approval',
 } as const;
 
 /** Every error response: a stable code, a message a person can act on, optional structured details. */

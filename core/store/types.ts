@@ -139,6 +139,12 @@ export interface PublishRequest {
   idempotencyKey?: string;
   /** Trusted actor from authenticated middleware, never from a raw header. */
   actor?: string;
+  /**
+   * The signed approval of the review request this publish carries out
+   * (`X-Skillbench-Approval`, docs/admin-api.md): sent to admin API hosts, which
+   * may enforce it; other stores ignore it.
+   */
+  approval?: string;
 }
 
 /** A management warning such as `skill_audit_not_recorded`. */
@@ -171,6 +177,8 @@ export interface DeleteRequest {
   /** Required audit reason (`X-Audit-Reason`). */
   reason?: string;
   actor?: string;
+  /** The signed approval of the deletion request this carries out (see {@link PublishRequest.approval}). */
+  approval?: string;
 }
 
 /** Result of a deletion; repeating it is a no-op that reports nothing newly deleted. */

@@ -134,6 +134,7 @@ export function CatalogView({ tab, active }: TabViewProps) {
   const diff = useIntent('skill.diff');
   const evaluate = useIntent('skill.evaluate');
   const history = useIntent('skill.history');
+  const requestReview = useIntent('review.request');
 
   // A tab that becomes visible takes the focus, unless something inside it already has it.
   useEffect(() => {
@@ -187,11 +188,13 @@ export function CatalogView({ tab, active }: TabViewProps) {
 
   const actions = (e: IndexedEntry | undefined) => {
     const none = 'Select a skill first';
-    const result: Record<'open' | 'diff' | 'evaluate' | 'history', true | string> = {
+    const result: Record<'open' | 'diff' | 'evaluate' | 'history' | 'review', true | string> = {
       open: typeof edit === 'string' ? edit : e ? true : none,
       diff: typeof diff === 'string' ? diff : e ? true : none,
       evaluate: typeof evaluate === 'string' ? evaluate : e ? true : none,
       history: typeof history === 'string' ? history : e ? true : none,
+      // A request records a draft: the skill's draft on this connection.
+      review: typeof requestReview === 'string' ? requestReview : !e ? none : draftOf(e) ? true : 'No draft of this skill yet: open it and edit it first',
     };
     return result;
   };
@@ -212,6 +215,10 @@ export function CatalogView({ tab, active }: TabViewProps) {
     },
     history: () => {
       if (selected && typeof history === 'function') history({ connection, skill: skillOf(selected) });
+    },
+    review: () => {
+      const draft = draftOf(selected);
+      if (selected && draft && typeof requestReview === 'function') requestReview({ connection, skill: skillOf(selected), draft: draft.id });
     },
   };
 
@@ -420,8 +427,8 @@ function Preview({
   hasDraft,
 }: {
   entry: IndexedEntry;
-  can: Record<'open' | 'diff' | 'evaluate' | 'history', true | string>;
-  run: { open: (preview: boolean) => void; diff: () => void; evaluate: () => void; history: () => void };
+  can: Record<'open' | 'diff' | 'evaluate' | 'history' | 'review', true | string>;
+  run: { open: (preview: boolean) => void; diff: () => void; evaluate: () => void; history: () => void; review: () => void };
   hasDraft: boolean;
 }) {
   const e = entry.entry;
@@ -444,6 +451,7 @@ function Preview({
         />
         <ActionButton id={`catalog-evaluate-${entry.key}`} label="Evaluate" can={can.evaluate} onClick={run.evaluate} />
         <ActionButton id={`catalog-history-${entry.key}`} label="History" can={can.history} onClick={run.history} />
+        <ActionButton id={`catalog-request-review-${entry.key}`} label="Request review…" hint="File a signed publication request for the draft of this skill" can={can.review} onClick={run.review} />
       </div>
       <h3>Description</h3>
       <p className="preview-description" data-testid="catalog-preview-description">

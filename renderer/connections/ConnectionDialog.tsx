@@ -59,6 +59,9 @@ export interface ConnectionForm {
   sentinelSecret: string;
   readOnly: boolean;
   protected: boolean;
+  enforces: boolean;
+  /** The profile's name, typed to confirm switching protection off. */
+  unprotect: string;
 }
 
 export const EMPTY_FORM: ConnectionForm = {
@@ -81,6 +84,8 @@ export const EMPTY_FORM: ConnectionForm = {
   sentinelSecret: '',
   readOnly: false,
   protected: false,
+  enforces: false,
+  unprotect: '',
 };
 
 /** `host:port, host:port` as a host list (a bare host gets the Redis port; `[::1]:6379` keeps its brackets off). */
@@ -130,6 +135,7 @@ export function profileOf(form: ConnectionForm, saved?: ConnectionProfile): Reco
     environment: preset ? { label: preset.label, colour: preset.colour } : saved?.environment && form.env === saved.environment.label ? saved.environment : null,
     read_only: form.readOnly,
     protected: form.protected,
+    ...(form.enforces && { enforces_approvals: true }),
     target,
   };
 }
@@ -153,6 +159,7 @@ export function formOf(profile: ConnectionProfile, clone: boolean): ConnectionFo
     kind: t.kind,
     readOnly: profile.read_only,
     protected: profile.protected,
+    enforces: profile.enforces_approvals === true,
   };
   if (t.kind === 'local') form.dir = t.dir;
   if (t.kind === 'http') form.url = t.url;
@@ -246,6 +253,9 @@ function ConnectionFormDialog({ editing, clone }: { editing: string | undefined;
   };
   const preset = ENV_PRESETS.find((p) => p.label === form.env);
   const colour = preset?.colour ?? NO_ENV_COLOUR;
+  // Switching a guard off is never silent: the user types the connection's name (it is a rail either way).
+  const lowering = updating && saved !== undefined && ((saved.protected && !form.protected) || (saved.enforces_approvals === true && !form.enforces));
+  const unconfirmed = lowering && form.unprotect.trim() !== saved?.name;
 
   const runTest = async () => {
     setBusy('test');
@@ -272,7 +282,12 @@ function ConnectionFormDialog({ editing, clone }: { editing: string | undefined;
     setError(undefined);
     try {
       const secrets = secretsOf(form);
-      const view = await workbenchClient()['connections.save']({ profile: profileOf(form, saved), ...(updating && { previous_name: editing }), ...(secrets && { secrets }) });
+      const view = await workbenchClient()['connections.save']({
+        profile: profileOf(form, saved),
+        ...(updating && { previous_name: editing }),
+        ...(secrets && { secrets }),
+        ...(lowering && { confirm_unprotect: form.unprotect.trim() }),
+      });
       await refreshConnections();
       close();
       void checkConnection(view.profile.name);
@@ -309,7 +324,7 @@ function ConnectionFormDialog({ editing, clone }: { editing: string | undefined;
       <form
         onSubmit={(e) => {
           e.preventDefault();
-          if (busy === undefined && form.name.trim() !== '') void save();
+          if (busy === undefined && form.name.trim() !== '' && !unconfirmed) void save();
         }}
       >
         <div className="form-grid">
@@ -403,8 +418,28 @@ function ConnectionFormDialog({ editing, clone }: { editing: string | undefined;
           </label>
           <span />
           <label className="checkbox-row">
-            <input type="checkbox" checked={form.protected} onChange={(e) => set('protected', e.target.checked)} data-testid="connection-field-protected" /> Protected (publishes only from approved reviews)
+            <input type="checkbox" checked={form.protected} onChange={(e) => set('protected', e.target.checked)} data-testid="connection-field-protected" /> Protected (publishes and deletes only from approved reviews)
           </label>
+          <span />
+          <label className="checkbox-row">
+            <input type="checkbox" checked={form.enforces} onChange={(e) => set('enforces', e.target.checked)} data-testid="connection-field-enforces" /> Its host enforces approvals (registry serve --require-approval)
+          </label>
+          {lowering && (
+            <>
+              <label htmlFor={field('unprotect')}>Confirm</label>
+              <input
+                id={field('unprotect')}
+                className="input"
+                autoComplete="off"
+                spellCheck={false}
+                value={form.unprotect}
+                onChange={(e) => set('unprotect', e.target.value)}
+                placeholder={`type ${saved?.name ?? ''} to switch protection off`}
+                data-testid="connection-field-unprotect"
+              />
+              <span className="hint">Without protection, this client publishes and deletes through {saved?.name} without a review. Type its name to confirm.</span>
+            </>
+          )}
         </div>
         {busy === 'load' && <p className="muted">Reading the saved connection…</p>}
         {test && (
@@ -427,7 +462,13 @@ function ConnectionFormDialog({ editing, clone }: { editing: string | undefined;
           <button type="button" className="btn" onClick={close} data-testid="connection-cancel">
             Cancel
           </button>
-          <button type="submit" className="btn primary" disabled={busy !== undefined || form.name.trim() === ''} data-testid="connection-save">
+          <button
+            type="submit"
+            className="btn primary"
+            disabled={busy !== undefined || form.name.trim() === '' || unconfirmed}
+            title={unconfirmed ? `Type ${saved?.name ?? ''} to confirm switching protection off` : undefined}
+            data-testid="connection-save"
+          >
             {busy === 'save' ? 'Saving…' : 'Save'}
           </button>
         </div>

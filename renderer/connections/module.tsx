@@ -36,6 +36,7 @@ export function entryOf(view: ConnectionView): ConnectionEntry {
     environment: profile.environment,
     read_only: profile.read_only,
     protected: profile.protected,
+    ...(profile.enforces_approvals === true && { enforces_approvals: true }),
     kind: target.kind,
     description,
   };
@@ -179,9 +180,18 @@ export function ConnectionRow({
           <SafeText text={connection.environment.label} />
         </span>
       )}
-      {connection.protected && (
-        <span className="badge neutral" title="Protected: publishes need an approved review" data-testid={`connection-protected-${connection.name}`}>
+      {connection.protected && !connection.enforces_approvals && (
+        <span className="badge neutral" title="Protected: this client sends publishes and deletes only from approved reviews (a rail: the host's own checks are the control)" data-testid={`connection-protected-${connection.name}`}>
           protected
+        </span>
+      )}
+      {connection.enforces_approvals && (
+        <span
+          className="badge neutral"
+          title="Approvals enforced by the host: it takes a publish or delete only with a signed approval, whoever sends it (a control where the host alone holds the write credential); this client also sends writes only from approved reviews"
+          data-testid={`connection-enforces-${connection.name}`}
+        >
+          enforced
         </span>
       )}
       {connection.read_only && (

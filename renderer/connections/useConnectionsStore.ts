@@ -15,6 +15,8 @@ export interface ConnectionEntry {
   environment: { label: string; colour: string } | null;
   read_only: boolean;
   protected: boolean;
+  /** Its host enforces approvals (registry serve --require-approval): the control behind the protected rail. */
+  enforces_approvals?: boolean;
   kind: 'local' | 'redis' | 'http';
   /** Secret-free description of the target (`redis://127.0.0.1:6379 (default)`). */
   description: string;

@@ -9,6 +9,7 @@ import type { SkillId } from '../../core/package/types';
 import { workbenchClient } from '../api/client';
 import { offlineReason, useConnectionsStore } from '../connections/useConnectionsStore';
 import { useCommands } from '../shell/commands';
+import { useIntent } from '../shell/intents';
 import { useTabPersistence } from '../shell/guard';
 import { SafeText } from '../shell/SafeText';
 import { useTabScope } from '../shell/Tabs';
@@ -302,9 +303,26 @@ export function PackageEditor({ tab, active }: TabViewProps) {
   };
 
   const actions = editorActions({ tabId: tab.id, connection: params.connection, skill: params.skill });
+  const requestReviewIntent = useIntent('review.request');
   const errors = countProblems(findings).errors;
   const offline = reachability?.status === 'down' ? (offlineReason(params.connection) ?? 'the connection is offline') : undefined;
   const publishBlocked = !doc ? 'The draft is still loading' : errors > 0 ? `Fix ${errors} error${errors === 1 ? '' : 's'} first` : offline ? `Offline: ${offline}` : undefined;
+  // A request records the autosaved draft: it needs one, flushed first.
+  const requestReviewBlocked =
+    typeof requestReviewIntent === 'string'
+      ? requestReviewIntent
+      : !doc
+        ? 'The draft is still loading'
+        : !doc.draftId || !autosaver.current
+          ? (doc.save.message ?? 'This host keeps no drafts: a review request records an autosaved draft')
+          : errors > 0
+            ? `Fix ${errors} error${errors === 1 ? '' : 's'} first`
+            : undefined;
+  const requestReview = async () => {
+    await autosaver.current?.flush();
+    const draft = useEditorStore.getState().docs[tab.id]?.draftId;
+    if (typeof requestReviewIntent === 'function' && draft) requestReviewIntent({ connection: params.connection, skill: params.skill, draft });
+  };
 
   useCommands(scope, {
     'editor.nextProblem': { enabled: () => (findings.length ? true : 'No problems'), run: () => step(1) },
@@ -326,6 +344,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     'editor.improveDescription': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.improve() },
     'editor.analyze': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.analyze() },
     'editor.exportSkillMd': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.exportSkillMd() },
+    'editor.requestReview': { enabled: () => requestReviewBlocked ?? true, run: () => void requestReview() },
   });
 
   useTabPersistence(tab.id, {
@@ -384,6 +403,16 @@ export function PackageEditor({ tab, active }: TabViewProps) {
         </button>
         <button type="button" className="btn small" disabled={!doc} title="Write this package as an Agent Skills folder (SKILL.md and references/)" onClick={() => actions.exportSkillMd()} data-testid="editor-export-skillmd">
           Export as SKILL.md
+        </button>
+        <button
+          type="button"
+          className="btn small"
+          disabled={requestReviewBlocked !== undefined}
+          title={requestReviewBlocked ?? 'File a signed publication request for this draft; someone else approves it'}
+          onClick={() => void requestReview()}
+          data-testid="editor-request-review"
+        >
+          Request review…
         </button>
         <button
           type="button"

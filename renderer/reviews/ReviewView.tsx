@@ -1,9 +1,11 @@
 /**
  * One publication request as its reviewer (or its author) sees it: the checks
- * (validation, eval verdict, approvals), the semantic diff against the recorded
- * base with a "viewed" mark per changed field and the progress count, comments
- * anchored to JSON Pointers, the eval comparison as read-only evidence, the
- * verdict buttons and Publish. The author is never offered Approve.
+ * (validation, eval verdict, approvals), each signature with the principal of
+ * the key that made it and whether it verifies, the semantic diff against the
+ * recorded base with a "viewed" mark per changed field and the progress count
+ * (list fields item by item), comments anchored to JSON Pointers, the eval
+ * comparison as read-only evidence, the verdict buttons and Publish. The author
+ * is never offered Approve; Publish needs an approval whose signature stands.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { workbenchClient, type DiffView, type ReviewRequest } from '../api/client';
@@ -12,7 +14,7 @@ import { useCommands } from '../shell/commands';
 import { SafeText } from '../shell/SafeText';
 import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
-import { commentsByPointer, isNotAvailable, reviewActions, reviewFields, statusLabel, viewedProgress, type ActionState, type ReviewField } from './state';
+import { commentsByPointer, isNotAvailable, itemRows, itemSummary, reviewActions, reviewFields, statusLabel, viewedProgress, type ActionState, type ItemRow, type ReviewField } from './state';
 import { useReviewsStore, viewedKey } from './useReviewsStore';
 import './reviews.css';
 
@@ -43,7 +45,7 @@ async function loadReview(id: string): Promise<Load> {
     if (isNotAvailable(error)) return { state: 'unavailable', message: messageOf(error) };
     return { state: 'error', message: messageOf(error) };
   }
-  if (!request.base) return { state: 'ready', request, diff: null };
+  if (!request.base || !request.package) return { state: 'ready', request, diff: null };
   try {
     const diff = await api['diff.packages']({
       before: { kind: 'stored', connection: request.connection, skill: request.skill, version: request.base.version },
@@ -71,18 +73,53 @@ function ActionButton({ id, testId, label, state, onClick, primary }: { id: stri
   );
 }
 
-/** The selected field in full: its value at the base and in the request, side by side, and the comments anchored to it. */
-function FieldDetail({ pointer, before, after, base, comments }: { pointer: string; before: unknown; after: unknown; base: string | undefined; comments: ReviewRequest['comments'] }) {
+const ITEM_SIGN: Record<ItemRow['op'], string> = { equal: ' ', added: '+', removed: '−', changed: '~', moved: '↕' };
+const ITEM_LABEL: Record<ItemRow['op'], string> = { equal: 'unchanged', added: 'added', removed: 'removed', changed: 'edited', moved: 'moved' };
+
+/** A list field entry by entry: each one added, removed, edited (with its old text), moved or unchanged. */
+function ItemList({ rows }: { rows: ItemRow[] }) {
   return (
-    <div className="review-detail" data-testid="review-field-detail" data-pointer={pointer}>
-      <div className="review-detail-side">
-        <div className="review-detail-head muted">{base ? `${base} (base)` : 'base'}</div>
-        {before === undefined ? <p className="muted review-detail-none">{base ? 'absent' : 'a new skill has no base'}</p> : <SafeText className="review-detail-value before" text={fullText(before)} testId="review-detail-before" />}
-      </div>
-      <div className="review-detail-side">
-        <div className="review-detail-head muted">this request</div>
-        {after === undefined ? <p className="muted review-detail-none">removed</p> : <SafeText className="review-detail-value after" text={fullText(after)} testId="review-detail-after" />}
-      </div>
+    <ol className="review-items" data-testid="review-items">
+      {rows.map((row, i) => (
+        <li key={i} className={`review-item item-${row.op}`} data-testid={`review-item-${i}`} data-op={row.op} title={ITEM_LABEL[row.op]}>
+          <span className="item-sign" aria-label={ITEM_LABEL[row.op]}>
+            {ITEM_SIGN[row.op]}
+          </span>
+          <span className="item-text">
+            {row.before !== undefined && (
+              <span className="item-before">
+                <SafeText text={row.before} />
+              </span>
+            )}
+            <SafeText text={row.text} />
+          </span>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** The selected field in full: a list entry by entry, anything else at the base and in the request side by side; and the comments anchored to it. */
+function FieldDetail({ pointer, before, after, base, comments, items }: { pointer: string; before: unknown; after: unknown; base: string | undefined; comments: ReviewRequest['comments']; items: ItemRow[] | undefined }) {
+  return (
+    <div className={`review-detail${items ? ' items' : ''}`} data-testid="review-field-detail" data-pointer={pointer}>
+      {items ? (
+        <div className="review-detail-side">
+          <div className="review-detail-head muted">{base ? `entries against ${base} (base)` : 'entries (a new skill)'}: {itemSummary(items)}</div>
+          <ItemList rows={items} />
+        </div>
+      ) : (
+        <>
+          <div className="review-detail-side">
+            <div className="review-detail-head muted">{base ? `${base} (base)` : 'base'}</div>
+            {before === undefined ? <p className="muted review-detail-none">{base ? 'absent' : 'a new skill has no base'}</p> : <SafeText className="review-detail-value before" text={fullText(before)} testId="review-detail-before" />}
+          </div>
+          <div className="review-detail-side">
+            <div className="review-detail-head muted">this request</div>
+            {after === undefined ? <p className="muted review-detail-none">removed</p> : <SafeText className="review-detail-value after" text={fullText(after)} testId="review-detail-after" />}
+          </div>
+        </>
+      )}
       {comments.length > 0 && (
         <ul className="review-detail-comments">
           {comments.map((c, i) => (
@@ -130,7 +167,7 @@ export function ReviewView({ tab, active }: TabViewProps) {
   const fields: ReviewField[] = useMemo(() => {
     if (load.state !== 'ready') return [];
     if (load.diff) return reviewFields(load.diff.diff);
-    if (!load.request.base) return Object.keys(load.request.package).map((k) => ({ pointer: `/${k}`, sign: '+' as const, label: k }));
+    if (!load.request.base && load.request.package) return Object.keys(load.request.package).map((k) => ({ pointer: `/${k}`, sign: '+' as const, label: k }));
     return [];
   }, [load]);
   const changes = useMemo(() => {
@@ -138,6 +175,10 @@ export function ReviewView({ tab, active }: TabViewProps) {
     if (load.state === 'ready' && load.diff) for (const c of load.diff.diff.changes) if (!map.has(c.path)) map.set(c.path, c);
     return map;
   }, [load]);
+
+  const packageValue = (pointer: string) => (load.state === 'ready' && load.request.package ? (load.request.package as unknown as Record<string, unknown>)[pointer.slice(1)] : undefined);
+  /** The entry rows of a list field (undefined for other fields). */
+  const rowsOf = (f: ReviewField): ItemRow[] | undefined => itemRows(changes.get(f.pointer), load.state === 'ready' && !load.request.base ? packageValue(f.pointer) : undefined);
 
   const progress = viewedProgress(fields, viewed);
   const actions = request ? reviewActions(request) : undefined;
@@ -168,7 +209,9 @@ export function ReviewView({ tab, active }: TabViewProps) {
   const publish = () =>
     void act(async () => {
       const outcome = await api['reviews.publish']({ id, idempotency_key: crypto.randomUUID() });
-      useNotificationsStore.getState().push('info', `Published ${outcome.skill.namespace}/${outcome.skill.name} v${outcome.version}`);
+      useNotificationsStore
+        .getState()
+        .push('info', outcome.outcome === 'deleted' ? `Deleted ${outcome.skill.namespace}/${outcome.skill.name} v${outcome.deleted.join(', v') || ' (already deleted)'}` : `Published ${outcome.skill.namespace}/${outcome.skill.name} v${outcome.version}`);
     });
 
   const can = (state: ActionState | undefined) => (state?.shown && state.enabled && !busy ? true : state?.shown && !state.enabled ? state.reason : 'Not offered');
@@ -195,28 +238,31 @@ export function ReviewView({ tab, active }: TabViewProps) {
     );
 
   const r = load.request;
-  const liveApprovals = r.approvals.filter((a) => !a.stale);
+  const liveApprovals = r.approvals.filter((a) => !a.stale && a.verified);
+  const authorSignature = r.signatures.find((g) => g.role === 'author');
+  const range = r.delete ? `v${r.delete.from}${r.delete.to !== r.delete.from ? `–v${r.delete.to}` : ''}` : '';
   const errors = r.validation.errors.length;
   const verdict = r.eval?.verdict ?? null;
   return (
     <div className="review-view" ref={root} data-scope="review" tabIndex={-1} data-testid={`review-view-${id}`} data-status={r.status} data-stale={r.stale} hidden={!active}>
       <header className="review-head">
         <h2>
-          <span className="muted">Publish request</span> <SafeText text={`${r.skill.namespace}/${r.skill.name}`} className="mono" />{' '}
+          <span className="muted">{r.delete ? 'Delete request' : 'Publish request'}</span> <SafeText text={`${r.skill.namespace}/${r.skill.name}`} className="mono" />{' '}
           <span className="muted">
-            {r.base ? `v${r.base.version} → next` : 'new skill'} @ <SafeText text={r.connection} />
+            {r.delete ? `${range} (published: v${r.base?.version ?? '?'})` : r.base ? `v${r.base.version} → next` : 'new skill'} @ <SafeText text={r.connection} />
           </span>
         </h2>
         <div className="review-meta">
           <span>
             by <SafeText text={r.author} testId="review-author" />
+            {authorSignature && !authorSignature.verified && <span className="warn"> (signature not verified)</span>}
             {r.viewer_is_author && <span className="muted"> (you)</span>}
           </span>
           <span className={`review-status status-${r.stale ? 'stale' : r.status}`} data-testid={`review-status-${r.id}`}>
             {statusLabel(r.status, r.stale)}
           </span>
           <span className="muted">
-            you are <SafeText text={r.viewer} testId="review-viewer" />
+            you are <SafeText text={r.viewer ?? 'not signing (no key in the allowed signers)'} testId="review-viewer" />
           </span>
           <span className="mono muted review-id">{r.id}</span>
         </div>
@@ -235,63 +281,114 @@ export function ReviewView({ tab, active }: TabViewProps) {
           {!r.eval ? '○ no evaluation attached' : verdict ? `${verdict.passed ? '✓' : '✗'} eval ${r.eval.run}: ` : `○ eval ${r.eval.run}: no verdict`}
           {verdict && <SafeText text={verdict.message} />}
         </span>
-        <span className={r.stale ? 'check bad' : liveApprovals.length ? 'check ok' : 'check none'} data-testid="review-check-approvals">
-          {r.stale ? '✗ approval stale' : liveApprovals.length ? `✓ ${liveApprovals.length} approval${liveApprovals.length === 1 ? '' : 's'}` : '○ 0 approvals'}
+        <span className={r.stale || (r.status === 'approved' && !r.verified_approval) ? 'check bad' : liveApprovals.length ? 'check ok' : 'check none'} data-testid="review-check-approvals">
+          {r.stale
+            ? '✗ approval stale'
+            : r.status === 'approved' && !r.verified_approval
+              ? '✗ no approval signature stands'
+              : liveApprovals.length
+                ? `✓ ${liveApprovals.length} signed approval${liveApprovals.length === 1 ? '' : 's'}`
+                : '○ 0 approvals'}
         </span>
       </section>
 
-      <section className="review-changes" aria-label="Changes">
-        <div className="review-progress" data-testid="review-progress" data-viewed={progress.viewed} data-total={progress.total}>
-          <span>Changes</span>
-          <span className="bar" aria-hidden="true">
-            <span style={{ width: `${progress.total ? (progress.viewed / progress.total) * 100 : 100}%` }} />
-          </span>
-          <span data-testid="review-progress-text">{progress.text}</span>
-        </div>
-        {load.diffError && <p className="err">The diff against the base could not be computed: {load.diffError}</p>}
-        {load.diff?.diff.identical && <p className="muted">No changes against v{r.base?.version}.</p>}
-        <ul className="review-fields" role="listbox" aria-label="Changed fields">
-          {fields.map((f, i) => {
-            const change = changes.get(f.pointer);
-            const marked = viewed.includes(f.pointer);
-            const n = comments.get(f.pointer)?.length ?? 0;
-            return (
-              <li
-                key={f.pointer}
-                role="option"
-                aria-selected={f === current}
-                className={`review-field${f === current ? ' selected' : ''}${marked ? ' viewed' : ''}`}
-                data-testid={`review-field-${f.pointer}`}
-                data-viewed={marked}
-                onClick={() => setSelected(i)}
-              >
-                <span className={`sign sign-${f.sign === '+' ? 'add' : f.sign === '~' ? 'change' : 'remove'}`}>{f.sign}</span>
-                <SafeText text={f.label} className="mono field-label" />
-                {!marked && change && (
-                  <span className="field-values">
-                    {change.before !== undefined && <SafeText className="before" text={preview(change.before)} />}
-                    {change.before !== undefined && change.after !== undefined && <span className="muted"> → </span>}
-                    {change.after !== undefined && <SafeText className="after" text={preview(change.after)} />}
-                  </span>
-                )}
-                {n > 0 && <span className="badge" title={`${n} comment${n === 1 ? '' : 's'}`}>💬 {n}</span>}
-                <label className="viewed-mark" onClick={(e) => e.stopPropagation()}>
-                  <input type="checkbox" checked={marked} data-testid={`review-viewed-${f.pointer}`} onChange={() => toggle(key, f.pointer)} /> viewed
-                </label>
-              </li>
-            );
-          })}
-        </ul>
-        {current && (
-          <FieldDetail
-            pointer={current.pointer}
-            before={changes.get(current.pointer)?.before}
-            after={r.base ? changes.get(current.pointer)?.after : (r.package as unknown as Record<string, unknown>)[current.pointer.slice(1)]}
-            base={r.base ? `v${r.base.version}` : undefined}
-            comments={comments.get(current.pointer) ?? []}
-          />
+      <section className="review-signatures" aria-label="Signatures" data-testid="review-signatures">
+        <h3>Signatures</h3>
+        {r.unverifiable && (
+          <p className="err" data-testid="review-unverifiable">
+            Signatures cannot be checked: <SafeText text={r.unverifiable} />
+          </p>
         )}
+        <ul>
+          {r.signatures.map((g, i) => (
+            <li key={i} className={`review-signature ${g.counts ? 'ok' : 'bad'}`} data-testid={`review-signature-${i}`} data-role={g.role} data-verified={g.verified} data-counts={g.counts}>
+              <span className="sig-mark" aria-hidden="true">
+                {g.counts ? '✓' : '✗'}
+              </span>
+              <span className="muted">{g.role === 'author' ? 'Requested by' : 'Approved by'}</span>
+              <SafeText text={g.principal ?? g.claimed} className="strong" testId={`review-signature-principal-${i}`} />
+              {g.principal === null && <span className="muted">(as the file claims)</span>}
+              {g.fingerprint && <span className="mono muted sig-key" title="The signing key's fingerprint">{g.fingerprint}</span>}
+              <span className="sig-verdict" data-testid={`review-signature-verdict-${i}`}>
+                {g.counts ? 'verified against the allowed signers' : <SafeText text={g.problem ?? 'does not verify'} />}
+              </span>
+            </li>
+          ))}
+        </ul>
       </section>
+
+      {r.delete && (
+        <section className="review-delete" aria-label="Deletion" data-testid="review-delete">
+          <p>
+            Deletes {range} of <SafeText text={`${r.skill.namespace}/${r.skill.name}`} className="mono" /> with If-Match <span className="mono">{r.base?.etag}</span>; the
+            published revision and its predecessor are never deleted.
+          </p>
+          <p>
+            <span className="muted">Reason for the audit trail:</span> <SafeText text={r.delete.reason} />
+          </p>
+        </section>
+      )}
+
+      {!r.delete && (
+        <section className="review-changes" aria-label="Changes">
+          <div className="review-progress" data-testid="review-progress" data-viewed={progress.viewed} data-total={progress.total}>
+            <span>Changes</span>
+            <span className="bar" aria-hidden="true">
+              <span style={{ width: `${progress.total ? (progress.viewed / progress.total) * 100 : 100}%` }} />
+            </span>
+            <span data-testid="review-progress-text">{progress.text}</span>
+          </div>
+          {load.diffError && <p className="err">The diff against the base could not be computed: {load.diffError}</p>}
+          {load.diff?.diff.identical && <p className="muted">No changes against v{r.base?.version}.</p>}
+          <ul className="review-fields" role="listbox" aria-label="Changed fields">
+            {fields.map((f, i) => {
+              const change = changes.get(f.pointer);
+              const marked = viewed.includes(f.pointer);
+              const n = comments.get(f.pointer)?.length ?? 0;
+              return (
+                <li
+                  key={f.pointer}
+                  role="option"
+                  aria-selected={f === current}
+                  className={`review-field${f === current ? ' selected' : ''}${marked ? ' viewed' : ''}`}
+                  data-testid={`review-field-${f.pointer}`}
+                  data-viewed={marked}
+                  onClick={() => setSelected(i)}
+                >
+                  <span className={`sign sign-${f.sign === '+' ? 'add' : f.sign === '~' ? 'change' : 'remove'}`}>{f.sign}</span>
+                  <SafeText text={f.label} className="mono field-label" />
+                  {!marked && rowsOf(f) && (
+                    <span className="field-values items" data-testid={`review-field-items-${f.pointer}`}>
+                      {itemSummary(rowsOf(f)!)}
+                    </span>
+                  )}
+                  {!marked && change && !rowsOf(f) && (
+                    <span className="field-values">
+                      {change.before !== undefined && <SafeText className="before" text={preview(change.before)} />}
+                      {change.before !== undefined && change.after !== undefined && <span className="muted"> → </span>}
+                      {change.after !== undefined && <SafeText className="after" text={preview(change.after)} />}
+                    </span>
+                  )}
+                  {n > 0 && <span className="badge" title={`${n} comment${n === 1 ? '' : 's'}`}>💬 {n}</span>}
+                  <label className="viewed-mark" onClick={(e) => e.stopPropagation()}>
+                    <input type="checkbox" checked={marked} data-testid={`review-viewed-${f.pointer}`} onChange={() => toggle(key, f.pointer)} /> viewed
+                  </label>
+                </li>
+              );
+            })}
+          </ul>
+          {current && (
+            <FieldDetail
+              pointer={current.pointer}
+              before={changes.get(current.pointer)?.before}
+              after={r.base ? changes.get(current.pointer)?.after : packageValue(current.pointer)}
+              base={r.base ? `v${r.base.version}` : undefined}
+              comments={comments.get(current.pointer) ?? []}
+              items={rowsOf(current)}
+            />
+          )}
+        </section>
+      )}
 
       {r.eval && (
         <section className="review-evidence" aria-label="Evidence" data-testid="review-evidence">
@@ -339,9 +436,10 @@ export function ReviewView({ tab, active }: TabViewProps) {
             </li>
           ))}
           {r.approvals.map((a, i) => (
-            <li key={`a${i}`} data-testid={`review-approval-${i}`} data-stale={a.stale}>
-              ✓ approved by <SafeText text={a.reviewer} /> <span className="mono muted">{a.hash.slice(0, 12)}</span>
+            <li key={`a${i}`} data-testid={`review-approval-${i}`} data-stale={a.stale} data-verified={a.verified}>
+              {a.verified ? '✓' : '✗'} approved by <SafeText text={a.reviewer} /> <span className="mono muted">{a.hash.slice(0, 12)}</span>
               {a.stale && <span className="warn"> (stale)</span>}
+              {!a.verified && <span className="warn"> (its signature does not stand)</span>}
               {a.comment && (
                 <>
                   : <SafeText text={a.comment} />
@@ -371,7 +469,7 @@ export function ReviewView({ tab, active }: TabViewProps) {
             {actions!.publish.reason}
           </span>
         )}
-        <ActionButton id={r.id} testId="review-publish" label={r.base ? `Publish (If-Match v${r.base.version})` : 'Publish'} state={actions!.publish} onClick={publish} primary />
+        <ActionButton id={r.id} testId="review-publish" label={r.delete ? `Delete ${range} (If-Match v${r.base?.version ?? '?'})` : r.base ? `Publish (If-Match v${r.base.version})` : 'Publish'} state={actions!.publish} onClick={publish} primary />
       </footer>
     </div>
   );

@@ -32,6 +32,8 @@ export interface Intents {
   'skill.history': { connection: string; skill: SkillId };
   /** Set up an evaluation of a skill. */
   'skill.evaluate': { connection: string; skill: SkillId };
+  /** File a publication request for a draft (the connection is the one suggested as its target). */
+  'review.request': { connection: string; skill: SkillId; draft: string };
   /** Open the catalog of a connection. */
   'catalog.open': { connection: string };
 }
@@ -49,6 +51,7 @@ const UNAVAILABLE: Record<IntentName, string> = {
   'skill.diff': 'The diff view is not part of this build',
   'skill.history': 'The version history is not part of this build',
   'skill.evaluate': 'Evaluation is not part of this build yet',
+  'review.request': 'Reviews are not part of this build',
   'catalog.open': 'The catalog is not part of this build',
 };
 

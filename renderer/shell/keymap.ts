@@ -105,6 +105,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'editor.diffConnection', category: 'Editor', title: 'Diff Draft Against Another Connection…', when: 'editor' },
   { command: 'editor.publish', category: 'Editor', title: 'Publish Draft', keys: ['Mod+Shift+Enter'], when: 'editor' },
   { command: 'editor.analyze', category: 'Editor', title: 'Analyze with the Advisor', when: 'editor' },
+  { command: 'editor.requestReview', category: 'Editor', title: 'Request Review…', when: 'editor' },
   { command: 'editor.improveDescription', category: 'Editor', title: 'Improve Description…', when: 'editor' },
   { command: 'editor.exportSkillMd', category: 'Editor', title: 'Export as SKILL.md', when: 'editor' },
 

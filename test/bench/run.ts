@@ -22,6 +22,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   'ui-catalog': () => import('./ui'),
   'workbench-evals': () => import('./workbench'),
   'workbench-live': () => import('./live'),
+  review: () => import('./review'),
 };
 
 const only = process.argv.slice(2);

@@ -4,7 +4,7 @@
  * POSTs while no socket is open); and Electron IPC through the stand-ins of
  * `electronStandIns.ts`.
  */
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import WebSocket from 'ws';
@@ -18,6 +18,7 @@ import { serveIpc } from '../../electron/ipc';
 import { ipcTransport } from '../../renderer/api/ipc';
 import { socketTransport, type SocketLike } from '../../renderer/api/socket';
 import { IpcMainStandIn, IpcRendererStandIn, WebContentsStandIn } from './electronStandIns';
+import { makeSigners, type TestKey } from './sshKeys';
 
 /** The transports of the contract suite. */
 export const TRANSPORTS = ['direct', 'websocket', 'http', 'ipc'] as const;
@@ -104,18 +105,22 @@ export interface ReviewPair {
   work: string;
   /** The workspace, holding the draft. */
   ws: string;
-  /** The author's session (reviewer name `alice`). */
+  /** The author's session, signing with alice's key (principal `alice@example.com`). */
   alice: Workbench;
-  /** The reviewer's session (`bob`). */
+  /** The reviewer's session (`bob@example.com`). */
   bob: Workbench;
+  /** The keys made for them, and the allowed-signers file listing both (outside the workspace). */
+  keys: Record<'alice' | 'bob', TestKey>;
+  allowed: string;
   /** Closes both sessions and removes the scratch folder. */
   close(): Promise<void>;
 }
 
 /**
- * Two sessions over `transport` on one workspace and one app-data folder: the
- * workspace holds `draft` (a path under `examples/`, copied to the same path),
- * and a protected local connection `prod` is saved.
+ * Two sessions over `transport` on one workspace and one app-data folder, each
+ * signing with its own SSH key (made by ssh-keygen, both in one allowed-signers
+ * file): the workspace holds `draft` (a path under `examples/`, copied to the
+ * same path), and a protected local connection `prod` is saved.
  */
 export async function openReviewPair(transport: TransportName, draft: string): Promise<ReviewPair> {
   const work = await mkdtemp(join(tmpdir(), 'skillbench-reviews-'));
@@ -128,14 +133,17 @@ export async function openReviewPair(transport: TransportName, draft: string): P
   try {
     await cp(resolve('examples', draft), join(ws, draft));
     const dataDir = join(work, 'data');
-    const alice = await openWorkbench(transport, { dataDir, reviewer: 'alice' });
+    const keysDir = join(work, 'keys');
+    await mkdir(keysDir);
+    const { keys, allowed } = await makeSigners(keysDir, ['alice', 'bob']);
+    const alice = await openWorkbench(transport, { dataDir, signing: { signingKey: keys['alice']!.key, allowedSigners: allowed } });
     opened.push(alice);
-    const bob = await openWorkbench(transport, { dataDir, reviewer: 'bob' });
+    const bob = await openWorkbench(transport, { dataDir, signing: { signingKey: keys['bob']!.key, allowedSigners: allowed } });
     opened.push(bob);
     await alice.client['workspace.open']({ dir: ws });
     await bob.client['workspace.open']({ dir: ws });
     await alice.client['connections.save']({ profile: { name: 'prod', protected: true, target: { kind: 'local', dir: join(work, 'prod') } } });
-    return { work, ws, alice, bob, close };
+    return { work, ws, alice, bob, keys: { alice: keys['alice']!, bob: keys['bob']! }, allowed, close };
   } catch (error) {
     await close();
     throw error;

@@ -17,6 +17,7 @@ import { openLocalStore } from '../../../core/store/local';
 import type { EvalSummary } from '../../../evals/types';
 import { runCli } from '../../helpers/cli';
 import { openWorkbench } from '../../helpers/workbench';
+import { makeSigners, signingEnv } from '../../helpers/sshKeys';
 
 const DRAFT = 'skills/packages/travel/weather-assessment.json';
 const OTHER = 'skills/packages/travel/currency-conversion.json';
@@ -27,13 +28,17 @@ describe('skillbench review create --eval', () => {
   let ws: string;
   let home: string;
   let summary: EvalSummary;
-  const cli = (user: string, args: string[]) => runCli(args, { cwd: ws, env: { SKILLBENCH_HOME: home, SKILLBENCH_USER: user, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } });
+  let signers: Awaited<ReturnType<typeof makeSigners>>;
+  const cli = (user: 'alice' | 'bob', args: string[]) =>
+    runCli(args, { cwd: ws, env: { SKILLBENCH_HOME: home, ...signingEnv(signers.keys[user]!, signers.allowed), NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } });
   const requests = async () => (await readdir(join(ws, 'skills', 'reviews')).catch(() => [] as string[])).sort();
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'skillbench-review-eval-'));
     ws = join(work, 'ws');
     home = join(work, 'home');
+    await mkdir(join(work, 'keys'));
+    signers = await makeSigners(join(work, 'keys'), ['alice', 'bob']);
     for (const file of [DRAFT, OTHER, 'skills/evals/travel/weather-assessment.json']) await cp(resolve('examples', file), join(ws, file));
     await new ConnectionManager({ dataDir: home, env: {} }).save({ profile: { name: 'prod', target: { kind: 'local', dir: join(work, 'prod-registry') } } });
     await (await openLocalStore(join(work, 'prod-registry'))).close();
@@ -75,7 +80,7 @@ describe('skillbench review create --eval', () => {
     // The workbench records its runs in the app-data folder: the same run copied there is found by reviews.create.
     const dataDir = join(work, 'app-data');
     await cp(join(ws, '.skillbench/runs/wa'), join(dataDir, 'runs', 'wa'), { recursive: true });
-    const api = await openWorkbench('websocket', { dataDir, reviewer: 'bob' });
+    const api = await openWorkbench('websocket', { dataDir, signing: { signingKey: signers.keys['bob']!.key, allowedSigners: signers.allowed } });
     try {
       await api.client['workspace.open']({ dir: ws });
       const got = await api.client['reviews.get']({ id: view.id });

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchApiError } from '../../../../core/api/errors';
 import { computeIntegrity, validatePackage } from '../../../../core/package/index';
+import { makeKey, writeAllowedSigners } from '../../../helpers/sshKeys';
 import { openReviewPair, openWorkbench, type ReviewPair, type Workbench } from '../../../helpers/workbench';
 import { rejection } from '../../../helpers/rejection';
 
@@ -53,8 +54,8 @@ describe('reviews from drafts, and comments, over the WorkbenchApi', () => {
   it('files a request from the draft as autosaved: its package and hash are those of the draft, not of the file', async () => {
     const { id, text } = await editDraft('Edited in the editor, not saved to the file.');
     const created = await alice.client['reviews.create']({ source: { kind: 'draft', draft: id }, connection: 'prod', note: 'from the editor' });
-    expect(created).toMatchObject({ status: 'open', author: 'alice', skill: SKILL, base: null, note: 'from the editor' });
-    expect(created.package.description).toBe('Edited in the editor, not saved to the file.');
+    expect(created).toMatchObject({ status: 'open', author: 'alice@example.com', skill: SKILL, base: null, note: 'from the editor' });
+    expect(created.package!.description).toBe('Edited in the editor, not saved to the file.');
     expect(created.manifest_hash).toBe(await manifestHash(text));
     expect(created.manifest_hash).not.toBe(await manifestHash(onDisk));
     expect(await readFile(join(ws, DRAFT), 'utf8')).toBe(onDisk);
@@ -98,10 +99,10 @@ describe('reviews from drafts, and comments, over the WorkbenchApi', () => {
     const { id } = await editDraft('Third change.');
     const created = await alice.client['reviews.create']({ source: { kind: 'draft', draft: id }, connection: 'prod' });
     const first = await bob.client['reviews.comment']({ id: created.id, pointer: '/description', text: 'Say when it applies.' });
-    expect(first.comments).toEqual([{ pointer: '/description', author: 'bob', at: expect.any(String), text: 'Say when it applies.' }]);
-    expect(first.history.at(-1)).toMatchObject({ action: 'commented', actor: 'bob' });
+    expect(first.comments).toEqual([{ pointer: '/description', author: 'bob@example.com', at: expect.any(String), text: 'Say when it applies.' }]);
+    expect(first.history.at(-1)).toMatchObject({ action: 'commented', actor: 'bob@example.com' });
     const whole = await alice.client['reviews.comment']({ id: created.id, pointer: '', text: 'Answered.' });
-    expect(whole.comments.map((c) => [c.author, c.pointer])).toEqual([['bob', '/description'], ['alice', '']]);
+    expect(whole.comments.map((c) => [c.author, c.pointer])).toEqual([['bob@example.com', '/description'], ['alice@example.com', '']]);
     expect(whole.status).toBe('open');
     // A rejected request takes comments too, and they are kept in the file.
     await bob.client['reviews.reject']({ id: created.id, comment: 'not now' });
@@ -113,18 +114,28 @@ describe('reviews from drafts, and comments, over the WorkbenchApi', () => {
     expect((await failure(bob.client['reviews.comment']({ id: 'no-such-request', pointer: '', text: 'x' }))).data.code).toBe('not_found');
   });
 
-  it('signs comments with git config of the workspace when the session has no reviewer set', async () => {
+  it('reads the signing key and allowed signers from git config of the workspace, and names whoever acts by the principal of their key, not user.name', async () => {
     const { id } = await editDraft('Fourth change.');
     const created = await alice.client['reviews.create']({ source: { kind: 'draft', draft: id }, connection: 'prod' });
+    const carolKey = await makeKey(join(work, 'keys'), 'carol');
+    const allowed = await writeAllowedSigners(join(work, 'keys', 'with-carol'), [pair!.keys.alice, pair!.keys.bob, carolKey]);
     execFileSync('git', ['init', '-q'], { cwd: ws });
     execFileSync('git', ['config', 'user.name', 'Carol Reviewer'], { cwd: ws });
     execFileSync('git', ['config', 'user.email', 'carol@example.org'], { cwd: ws });
+    execFileSync('git', ['config', 'gpg.format', 'ssh'], { cwd: ws });
+    execFileSync('git', ['config', 'user.signingkey', carolKey.key], { cwd: ws });
+    execFileSync('git', ['config', 'gpg.ssh.allowedSignersFile', allowed], { cwd: ws });
     const carol = await openWorkbench('websocket', { dataDir: join(work, 'data') });
     try {
       await carol.client['workspace.open']({ dir: ws });
       const view = await carol.client['reviews.comment']({ id: created.id, pointer: '/name', text: 'Fine by me.' });
-      expect(view.comments.at(-1)).toMatchObject({ author: 'Carol Reviewer <carol@example.org>', pointer: '/name' });
-      expect(view.viewer).toBe('Carol Reviewer <carol@example.org>');
+      expect(view.comments.at(-1)).toMatchObject({ author: 'carol@example.com', pointer: '/name' });
+      expect(view.viewer).toBe('carol@example.com');
+      const approved = await carol.client['reviews.approve']({ id: created.id });
+      expect(approved.signatures.map((s) => [s.role, s.principal, s.counts])).toEqual([
+        ['author', 'alice@example.com', true],
+        ['approval', 'carol@example.com', true],
+      ]);
     } finally {
       await carol.close();
     }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { diffPackages, validatePackage } from '../../../../core/package/index';
 import type { SkillPackage } from '../../../../core/package/types';
 import type { ReviewRequest } from '../../../../core/api/contract';
-import { isNotAvailable, reviewActions, reviewFields, statusLabel, toggleViewed, viewedProgress, type ActionFacts } from '../../../../renderer/reviews/state';
+import { isNotAvailable, itemRows, itemSummary, reviewActions, reviewFields, statusLabel, toggleViewed, viewedProgress, type ActionFacts } from '../../../../renderer/reviews/state';
 
 const text = readFileSync(new URL('../../../../examples/skills/packages/devops/incident-response.json', import.meta.url), 'utf8');
 const validation = validatePackage(text);
@@ -19,10 +19,10 @@ function threeFieldDiff() {
   return diffPackages(base, after);
 }
 
-const approval = (stale: boolean): ReviewRequest['approvals'][number] => ({ reviewer: 'rita', at: '2026-01-01T00:00:00.000Z', hash: 'sha256:aa', stale });
+const approval = (stale: boolean): ReviewRequest['approvals'][number] => ({ reviewer: 'rita', at: '2026-01-01T00:00:00.000Z', hash: 'sha256:aa', stale, verified: true });
 
 function facts(over: Partial<ActionFacts> = {}): ActionFacts {
-  return { status: 'open', stale: false, viewer_is_author: false, validation: { valid: validation.valid, errors: validation.errors, warnings: validation.warnings, metrics: validation.metrics }, approvals: [], ...over };
+  return { status: 'open', stale: false, viewer_is_author: false, validation: { valid: validation.valid, errors: validation.errors, warnings: validation.warnings, metrics: validation.metrics }, approvals: [], verified_approval: false, ...over };
 }
 
 describe('review fields and the viewed count', () => {
@@ -68,8 +68,15 @@ describe('review actions', () => {
   });
 
   it('enables Publish for an approved, current and valid request, for the author too', () => {
-    expect(reviewActions(facts({ status: 'approved', approvals: [approval(false)] })).publish).toEqual({ shown: true, enabled: true });
-    expect(reviewActions(facts({ status: 'approved', approvals: [approval(false)], viewer_is_author: true })).publish).toEqual({ shown: true, enabled: true });
+    expect(reviewActions(facts({ status: 'approved', approvals: [approval(false)], verified_approval: true })).publish).toEqual({ shown: true, enabled: true });
+    expect(reviewActions(facts({ status: 'approved', approvals: [approval(false)], verified_approval: true, viewer_is_author: true })).publish).toEqual({ shown: true, enabled: true });
+  });
+
+  it('keeps Publish off when the status says approved but no approval signature stands', () => {
+    const forged = reviewActions(facts({ status: 'approved', approvals: [{ ...approval(false), verified: false }] }));
+    expect(forged.publish).toMatchObject({ enabled: false, reason: expect.stringMatching(/No approval signature stands/) });
+    const unchecked = reviewActions(facts({ status: 'approved', approvals: [approval(false)], unverifiable: 'no allowed signers file is configured' }));
+    expect(unchecked.publish).toMatchObject({ enabled: false, reason: expect.stringContaining('no allowed signers file') });
   });
 
   it('disables Publish and says why when the approval is stale', () => {
@@ -110,5 +117,28 @@ describe('labels and errors', () => {
   it('recognises a method the host does not offer', () => {
     expect(isNotAvailable({ code: 'not_implemented', message: 'x' })).toBe(true);
     expect(isNotAvailable(new Error('x'))).toBe(false);
+  });
+});
+
+describe('list fields, item by item', () => {
+  it('marks each entry of a list field added, removed, edited or unchanged, never the whole list as JSON', () => {
+    const after = copy();
+    after.activation_examples.should_activate.push('The payments API is returning 500s for every request');
+    after.activation_examples.should_activate.splice(0, 1);
+    after.tool_hints = [...after.tool_hints, 'page_oncall'];
+    after.tags = [...after.tags.slice(1), 'payments'];
+    const diff = diffPackages(base, after);
+    const change = (path: string) => diff.changes.find((c) => c.path === path);
+    const examples = itemRows(change('/activation_examples/should_activate'))!;
+    expect(examples.filter((r) => r.op === 'added').map((r) => r.text)).toEqual(['The payments API is returning 500s for every request']);
+    expect(examples.filter((r) => r.op === 'removed').map((r) => r.text)).toEqual([base.activation_examples.should_activate[0]]);
+    expect(examples.filter((r) => r.op === 'equal')).toHaveLength(base.activation_examples.should_activate.length - 1);
+    expect(itemSummary(examples)).toBe(`+1 −1 of ${after.activation_examples.should_activate.length}`);
+    const tags = itemRows(change('/tags'))!;
+    expect(tags.find((r) => r.text === 'payments')?.op).toBe('added');
+    expect(tags.find((r) => r.text === base.tags[0])?.op).toBe('removed');
+    expect(itemRows(change('/description'))).toBeUndefined();
+    // A new skill has no base: every entry is added.
+    expect(itemRows(undefined, ['a', 'b'])).toEqual([{ op: 'added', text: 'a' }, { op: 'added', text: 'b' }]);
   });
 });
