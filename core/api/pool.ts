@@ -40,6 +40,13 @@ export interface ConnectionSource {
 /** Failures that mean "the store is not answering", as opposed to a refused request. */
 const OFFLINE_CODES = new Set(['unavailable', 'timeout']);
 
+/** Whether `error` says the store does not answer (a host down, a local folder gone) rather than refusing a request. */
+function isOffline(error: unknown): boolean {
+  if (!(error instanceof WorkbenchError)) return false;
+  // A local folder that is gone is "not found" (exit 5), but the connection is offline: the folder may come back.
+  return OFFLINE_CODES.has(error.code) || error.details?.['transport'] === 'folder_missing';
+}
+
 interface Entry {
   profile: ConnectionProfile;
   store?: SkillStore;
@@ -71,6 +78,8 @@ export interface ConnectionPoolOptions {
 /** The open stores of a session. */
 export class ConnectionPool {
   private readonly entries = new Map<string, Entry>();
+  /** Attempts under way, by name: one per name however many callers wait on it. */
+  private readonly starting = new Map<string, Promise<SkillStore>>();
   private readonly sweeper: ReturnType<typeof setInterval> | undefined;
   private readonly clock: () => number;
   private closed = false;
@@ -121,16 +130,29 @@ export class ConnectionPool {
       existing.lastUsed = this.clock();
       return existing.store;
     }
-    if (existing?.opening) {
-      if (options.create === undefined || options.create === false) return existing.opening;
+    // Set before the first await of an attempt, so every caller arriving meanwhile shares it.
+    const inFlight = this.starting.get(name) ?? existing?.opening;
+    if (inFlight) {
+      if (options.create === undefined || options.create === false) return inFlight;
       // A write waits for a read's attempt, and opens again (creating) only when it failed.
-      const store = await existing.opening.catch(() => undefined);
+      const store = await inFlight.catch(() => undefined);
       if (store) return store;
       return this.open(name, options);
     }
+    const attempt = this.start(name, options);
+    this.starting.set(name, attempt);
+    const settle = () => {
+      if (this.starting.get(name) === attempt) this.starting.delete(name);
+    };
+    attempt.then(settle, settle);
+    return attempt;
+  }
+
+  /** One attempt to open `name`: reads its profile, then opens its store. */
+  private async start(name: string, options: OpenOptions): Promise<SkillStore> {
     const profile = await this.source.get(name);
     const create = typeof options.create === 'function' ? options.create(profile) : options.create === true;
-    const entry: Entry = existing ?? { profile, state: { status: 'closed', since: new Date(this.clock()).toISOString() }, lastUsed: this.clock(), busy: 0 };
+    const entry: Entry = this.entries.get(name) ?? { profile, state: { status: 'closed', since: new Date(this.clock()).toISOString() }, lastUsed: this.clock(), busy: 0 };
     entry.profile = profile;
     this.entries.set(name, entry);
     this.setState(name, entry, { status: 'opening' });
@@ -149,8 +171,7 @@ export class ConnectionPool {
       (error: unknown) => {
         entry.opening = undefined;
         // A host that does not answer (or a folder that is gone) is offline; anything else cannot be opened as it is.
-        const offline = error instanceof WorkbenchError && OFFLINE_CODES.has(error.code);
-        this.setState(name, entry, { status: offline ? 'offline' : 'error', error: toErrorData(error) });
+        this.setState(name, entry, { status: isOffline(error) ? 'offline' : 'error', error: toErrorData(error) });
         throw error;
       },
     );
@@ -171,7 +192,7 @@ export class ConnectionPool {
       this.setState(name, entry, { status: 'open', description: store.description });
       return result;
     } catch (error) {
-      if (error instanceof WorkbenchError && OFFLINE_CODES.has(error.code)) {
+      if (isOffline(error)) {
         this.setState(name, entry, { status: 'offline', description: store.description, error: toErrorData(error) });
       } else if (error instanceof WorkbenchError) {
         this.setState(name, entry, { status: 'open', description: store.description });

@@ -73,7 +73,9 @@ export function isAbsentRegistry(error: unknown): boolean {
 
 /**
  * A read through a local profile whose folder is gone (moved, removed, a drive
- * not mounted) is `unavailable`, as an unreachable host is: the folder may come back.
+ * not mounted) is `not_found`, as a `local:` connection string naming that
+ * folder is (exit 5); `details.transport` is `folder_missing`, so the
+ * connection still shows as offline: the folder may come back.
  */
 export async function expectFolder(profile: ConnectionProfile, dir: string): Promise<void> {
   try {
@@ -81,7 +83,7 @@ export async function expectFolder(profile: ConnectionProfile, dir: string): Pro
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-    throw new StoreError('unavailable', `connection '${profile.name}': the folder ${dir} does not exist (moved, removed, or on a drive that is not mounted); a publish through the connection creates it`, {
+    throw new StoreError('not_found', `connection '${profile.name}': the folder ${dir} does not exist (moved, removed, or on a drive that is not mounted); a publish through the connection creates it`, {
       details: { transport: 'folder_missing', registry: 'absent' },
     });
   }

@@ -3,7 +3,7 @@
  * profile's secrets are used and never shown, a read-only or protected profile
  * refuses writes, and a refused credential is `unauthorized` with its own exit code.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,31 @@ describe('store commands through saved profiles', () => {
     const prot = await cli(['publish', FILE, '--to', 'guarded']);
     expect(prot.code).toBe(8);
     expect(prot.stderr).toContain('approved review request');
+  });
+
+  it('leaves no registry behind when a write to a read-only or protected local profile is refused', async () => {
+    const exists = (path: string) => stat(path).then(() => true, () => false);
+    const packages = resolve('examples/skills/packages');
+    for (const to of ['frozen', 'guarded']) {
+      const published = await cli(['publish', FILE, '--to', to]);
+      expect(published.code, published.stderr).toBe(8);
+      const synced = await cli(['sync', '--from', packages, '--to', to]);
+      expect(synced.code, synced.stderr).toBe(8);
+    }
+    expect(await exists(join(work, 'frozen'))).toBe(false);
+    expect(await exists(join(work, 'guarded'))).toBe(false);
+  });
+
+  it('reads a profile whose folder is missing as not found (exit 5), as the same folder given as local: is', async () => {
+    const manager = new ConnectionManager({ dataDir: home, env: {} });
+    const dir = join(work, 'not-there');
+    await manager.save({ profile: { name: 'missing-folder', target: { kind: 'local', dir } } });
+    const byProfile = await cli(['list', '--from', 'missing-folder', '--json']);
+    const byString = await cli(['list', '--from', `local:${dir}`, '--json']);
+    expect(byString.code, byString.stderr).toBe(5);
+    expect(byProfile.code, byProfile.stderr).toBe(5);
+    expect(JSON.parse(byProfile.stdout).error.code).toBe('not_found');
+    expect(byProfile.stderr).toContain('does not exist');
   });
 
   it('names an unknown profile (exit 5)', async () => {

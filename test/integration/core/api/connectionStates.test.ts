@@ -59,6 +59,14 @@ describe('connection states', () => {
     await rm(scratch, { recursive: true, force: true });
   });
 
+  it('shares one opening among parallel first uses: after a close, 8 reads at once all succeed', async () => {
+    await wb.client['catalog.page']({ connection: 'default' });
+    expect((await wb.client['connections.close']({ name: 'default' })).closed).toBe(true);
+    const pages = await Promise.allSettled(Array.from({ length: 8 }, () => wb.client['catalog.page']({ connection: 'default' })));
+    expect(pages.filter((p) => p.status === 'rejected').map((p) => String((p as PromiseRejectedResult).reason))).toEqual([]);
+    expect((await wb.client['connections.open']({ name: 'default' })).state.status).toBe('open');
+  });
+
   it('reads a saved local connection whose folder is gone as offline with the reason, and creates nothing', async () => {
     const dir = join(scratch, 'gone', 'registry');
     await wb.client['connections.save']({ profile: { name: 'gone', target: { kind: 'local', dir } } });
@@ -69,7 +77,7 @@ describe('connection states', () => {
     expect(opened.state.error?.message).toContain(dir);
 
     const read = await failure(wb.client['catalog.page']({ connection: 'gone' }));
-    expect(read.code).toBe('unavailable');
+    expect(read.code).toBe('not_found');
     await failure(wb.client['packages.get']({ connection: 'gone', skill: WEATHER, version: 'published' }));
     await wb.client['connections.open']({ name: 'gone', check: true });
 
@@ -113,7 +121,7 @@ describe('connection states', () => {
 
     await rename(dir, `${dir}-away`);
     const away = await wb.client['connections.open']({ name: 'moving', check: true });
-    expect(away.state).toMatchObject({ status: 'offline', error: { code: 'unavailable' } });
+    expect(away.state).toMatchObject({ status: 'offline', error: { code: 'not_found' } });
     expect(await exists(dir)).toBe(false);
 
     await rename(`${dir}-away`, dir);
