@@ -94,7 +94,8 @@ skills/reviews/<id>.json with the normalized package and its manifest hash.
     const file = relative(ctx.root, resolve(io.cwd, positionals[0] ?? '')).split('\\').join('/');
     if (file.startsWith('..')) throw new UsageError(`${positionals[0]} is outside the workspace ${ctx.root}`);
     return guarded(io, 'review create', json, async () => {
-      const store = await openCliStore(values.to, io);
+      // Opened for the publish the request leads to: a local registry that does not exist yet reads as empty (base: none) and is not created.
+      const store = await openCliStore(values.to, io, { create: true });
       try {
         const doc = await createRequest(ctx, {
           file,

@@ -119,7 +119,8 @@ export async function openProfileStore(profile: ConnectionProfile, secrets: Prof
         return store;
       }
       if (options.create !== true) await expectFolder(profile, t.dir);
-      return openLocalStore(t.dir, { create: options.create === true });
+      // A write creates the registry only once it passes the profile's guard and validation.
+      return openLocalStore(t.dir, { create: options.create === true ? 'on-write' : false });
     }
     case 'redis': {
       const { openRedisStore } = await import('../store/redis');

@@ -23,8 +23,9 @@ export interface OpenStoreOptions {
   /**
    * Whether a `local:` connection may create its registry (default true). Read
    * paths pass false: a missing registry is then `not_found` and nothing is created.
+   * `'on-write'` creates it on the first publish that passes validation.
    */
-  create?: boolean;
+  create?: boolean | 'on-write';
 }
 
 /**

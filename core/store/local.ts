@@ -95,8 +95,10 @@ export interface LocalStoreOptions {
    * Create the registry when the folder holds none (default true). `false` opens
    * only an existing registry and fails with `not_found` otherwise, touching nothing:
    * what read-only commands use, so a mistyped path never creates a registry.
+   * `'on-write'` is for a command that means to write: the registry reads as empty
+   * and is created by the first publish that passes validation, never by a refused one.
    */
-  create?: boolean;
+  create?: boolean | 'on-write';
   /**
    * Called at the points where a crash leaves work to repair, for crash tests that
    * kill the process there: `after-commit` (a publication's `state.json` is committed,
@@ -137,10 +139,16 @@ class LocalStore implements SkillStore {
   private readonly lock: RegistryLock;
   private closed = false;
 
+  /** Whether the registry exists on disk; false only for a store opened `'on-write'` before its first publish. */
+  private present: boolean;
+  private creating: Promise<boolean> | undefined;
+
   constructor(
     readonly dir: string,
     options: LocalStoreOptions,
+    present = true,
   ) {
+    this.present = present;
     this.description = `local:${dir}`;
     this.limits = resolveLimits(options.limits);
     this.adminLimits = { ...DEFAULT_ADMINISTRATION_LIMITS, ...options.adminLimits };
@@ -334,6 +342,8 @@ class LocalStore implements SkillStore {
 
   async publish(request: PublishRequest): Promise<PublishResult> {
     const prepared = await preparePublication(request, this.limits);
+    // Only a publication that passed validation creates the registry of a store opened 'on-write'.
+    await this.registryReady(true);
     return this.mutate(prepared.id, () => this.publishLocked(prepared));
   }
 
@@ -468,6 +478,7 @@ class LocalStore implements SkillStore {
   async deleteVersions(request: DeleteRequest): Promise<DeleteResult> {
     checkDeleteRequest(request, this.adminLimits);
     const id = { namespace: request.id.namespace, name: request.id.name };
+    if (!(await this.registryReady(false))) throw new StoreError('not_found', `skill ${id.namespace}/${id.name} not found`);
     return this.mutate(id, async () => {
       const now = this.clock();
       const state = this.readStateLocked(id);
@@ -506,6 +517,24 @@ class LocalStore implements SkillStore {
     });
   }
 
+  /**
+   * Whether the registry exists, creating it when `create` is true. A store opened
+   * `'on-write'` looks again each time (another process may have created it since).
+   */
+  private async registryReady(create: boolean): Promise<boolean> {
+    if (this.present) return true;
+    if (this.closed) throw new StoreError('unavailable', 'the local registry is closed');
+    this.creating ??= prepareRegistry(this.dir, create ? 'now' : 'check').finally(() => {
+      this.creating = undefined;
+    });
+    try {
+      this.present = (await this.creating) || this.present;
+    } catch (error) {
+      throw toStoreError(error, `creating the registry in ${this.dir}`);
+    }
+    return this.present || (create && this.registryReady(true));
+  }
+
   // --- locking -------------------------------------------------------------
 
   /**
@@ -513,7 +542,7 @@ class LocalStore implements SkillStore {
    * there is no lock file (one failed read); a live holder is left alone.
    */
   async recoverAbandoned(): Promise<void> {
-    if (!this.lock.isAbandonedNow()) return;
+    if (!this.present || !this.lock.isAbandonedNow()) return;
     await this.mutate(undefined, async () => undefined);
   }
 
@@ -639,50 +668,68 @@ async function createMarker(root: string): Promise<void> {
 }
 
 /**
- * Opens (creating when needed, unless `options.create` is false) the embedded
- * registry in `dir`. A non-empty folder that is not a registry is refused, so a
- * mistyped path never scatters files.
+ * Finds the registry in `root`, or creates it when `create` says so. Returns
+ * whether a registry is there. A missing registry is `not_found` when it may
+ * not be created (`never`), and is left absent with `check`, which still
+ * refuses a non-empty folder that is not a registry, so a write is refused
+ * before it would create anything.
+ */
+async function prepareRegistry(root: string, create: 'now' | 'check' | 'never'): Promise<boolean> {
+  const readMarker = () =>
+    readJson<{ format?: unknown; kind?: unknown }>(join(root, MARKER)).catch((error: unknown) => {
+      if (error instanceof SyntaxError) return { format: undefined, kind: 'damaged' };
+      throw error;
+    });
+  let marker = await readMarker();
+  if (!marker && create === 'never') {
+    throw new StoreError('not_found', `no Skillbench registry at ${root} (no ${MARKER}); publishing to it creates one`, { details: { registry: 'absent' } });
+  }
+  if (!marker) {
+    let entries: string[] = [];
+    try {
+      entries = await readdir(root);
+    } catch (error) {
+      if (!isErrno(error, 'ENOENT')) throw error;
+    }
+    // Another process may be creating the registry right now: its marker's temp
+    // file, or the marker it has just renamed into place, is no foreign content.
+    const foreign = entries.filter((n) => !(n.startsWith(`${MARKER}.`) && n.endsWith('.tmp')));
+    if (foreign.length > 0) {
+      marker = await readMarker();
+      if (!marker) throw new StoreError('invalid_request', `${root} is not empty and is not a Skillbench registry (no ${MARKER})`);
+    } else {
+      if (create === 'check') return false;
+      await mkdir(root, { recursive: true });
+      await createMarker(root);
+      marker = await readMarker();
+    }
+  }
+  if (marker?.kind !== 'skillbench-local-registry' || marker.format !== FORMAT) {
+    throw new StoreError('invalid_request', `${root} holds an unsupported registry format (${JSON.stringify(marker?.format)})`);
+  }
+  await mkdir(join(root, 'skills'), { recursive: true });
+  await mkdir(join(root, 'catalog'), { recursive: true });
+  return true;
+}
+
+/**
+ * Opens the embedded registry in `dir`. `options.create` says what happens
+ * when the folder holds none: `true` (the default) creates it now, `false`
+ * fails with `not_found` and touches nothing, and `'on-write'` opens it as an
+ * empty registry and creates it on the first publish that passes validation,
+ * so a refused or invalid write leaves nothing behind. A non-empty folder that
+ * is not a registry is refused, so a mistyped path never scatters files.
  */
 export async function openLocalStore(dir: string, options: LocalStoreOptions = {}): Promise<SkillStore> {
   const root = resolve(dir);
+  const mode = options.create === false ? 'never' : options.create === 'on-write' ? 'check' : 'now';
+  let present: boolean;
   try {
-    const readMarker = () =>
-      readJson<{ format?: unknown; kind?: unknown }>(join(root, MARKER)).catch((error: unknown) => {
-        if (error instanceof SyntaxError) return { format: undefined, kind: 'damaged' };
-        throw error;
-      });
-    let marker = await readMarker();
-    if (!marker && options.create === false) {
-      throw new StoreError('not_found', `no Skillbench registry at ${root} (no ${MARKER}); publishing to it creates one`, { details: { registry: 'absent' } });
-    }
-    if (!marker) {
-      let entries: string[] = [];
-      try {
-        entries = await readdir(root);
-      } catch (error) {
-        if (!isErrno(error, 'ENOENT')) throw error;
-      }
-      // Another process may be creating the registry right now: its marker's temp
-      // file, or the marker it has just renamed into place, is no foreign content.
-      const foreign = entries.filter((n) => !(n.startsWith(`${MARKER}.`) && n.endsWith('.tmp')));
-      if (foreign.length > 0) {
-        marker = await readMarker();
-        if (!marker) throw new StoreError('invalid_request', `${root} is not empty and is not a Skillbench registry (no ${MARKER})`);
-      } else {
-        await mkdir(root, { recursive: true });
-        await createMarker(root);
-        marker = await readMarker();
-      }
-    }
-    if (marker?.kind !== 'skillbench-local-registry' || marker.format !== FORMAT) {
-      throw new StoreError('invalid_request', `${root} holds an unsupported registry format (${JSON.stringify(marker?.format)})`);
-    }
-    await mkdir(join(root, 'skills'), { recursive: true });
-    await mkdir(join(root, 'catalog'), { recursive: true });
+    present = await prepareRegistry(root, mode);
   } catch (error) {
     throw toStoreError(error, `opening ${root}`);
   }
-  const store = new LocalStore(root, options);
+  const store = new LocalStore(root, options, present);
   await store.recoverAbandoned();
   return store;
 }

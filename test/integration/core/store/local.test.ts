@@ -178,6 +178,22 @@ describe('local registry', () => {
     expect((await b.getPublished({ namespace: 'a', name: 'b' })).version).toBe(1);
   });
 
+  it('opened on-write, reads as an empty registry and is created only by a publish that passes validation', async () => {
+    const dir = join(await fresh(), 'later');
+    const store = await openLocalStore(dir, { create: 'on-write' });
+    const id = { namespace: 'ns', name: 'first' };
+    expect(await store.listMetadata()).toEqual([]);
+    expect(((await store.getPublished(id).catch((e: unknown) => e)) as StoreError).code).toBe('not_found');
+    const invalid = await store.publish({ id, body: '{"display_name": 1}', precondition: { kind: 'create' } }).catch((e: unknown) => e);
+    expect((invalid as StoreError).code).toBe('validation_failed');
+    const deleted = await store.deleteVersions({ id, from: 1, to: 1, ifMatch: '"v1-x"', reason: 'cleanup' }).catch((e: unknown) => e);
+    expect((deleted as StoreError).code).toBe('not_found');
+    expect(existsSync(dir)).toBe(false);
+    expect((await store.publish({ id, body: body('first'), precondition: { kind: 'create' } })).version).toBe(1);
+    expect(existsSync(join(dir, 'registry.json'))).toBe(true);
+    expect((await store.listMetadata()).map((m) => m.name)).toEqual(['first']);
+  });
+
   it('reports a version file that no longer parses as an integrity failure', async () => {
     const dir = await fresh();
     const store = await openLocalStore(dir);
