@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SecretName, SecretProtection, SecretsPresence } from '../api/contract';
 import { writeFileAtomic } from '../fs/atomic';
-import { PRIVATE_FILE, SerialQueue, readSmallFile } from './files';
+import { PRIVATE_FILE, SharedFileQueue, readSmallFile } from './files';
 
 /** The secret names a profile may have, in display order. */
 export const SECRET_NAMES: readonly SecretName[] = ['password', 'sentinel_password', 'token', 'headers', 'proxy_password'];
@@ -178,7 +178,8 @@ function lockedReason(sealedWith: string, sealer: SecretSealer | undefined, envK
  */
 export class FileSecretStore implements SecretStore {
   private readonly path: string;
-  private readonly queue = new SerialQueue();
+  /** Changes (and the key's creation) run under the folder's lock: no process loses another's secret or replaces its key. */
+  private readonly queue: SharedFileQueue;
   private readonly seen = new Set<string>();
   private sealerPromise: Promise<SecretSealer | undefined> | undefined;
 
@@ -187,6 +188,7 @@ export class FileSecretStore implements SecretStore {
     private readonly options: { env?: Record<string, string | undefined>; sealer?: SecretSealer } = {},
   ) {
     this.path = join(dir, 'secrets.json');
+    this.queue = new SharedFileQueue(dir, 'the saved connection secrets');
   }
 
   get protection(): SecretProtection {

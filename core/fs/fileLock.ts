@@ -14,7 +14,7 @@
  * Node-only: uses node:fs and node:os.
  */
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -45,6 +45,8 @@ export interface FileLockOptions {
   foreignStaleMs: number;
   /** The error a timed-out acquire throws (default: a `timeout` WorkbenchError); `holder` is the current lock's, when readable. */
   timeoutError?: (holder: LockInfo | undefined) => Error;
+  /** Create the folder (with these permission bits) when it is missing; default: a missing folder is an error. */
+  createDir?: { mode?: number };
 }
 
 /** A taken lock. */
@@ -74,7 +76,7 @@ interface LockFile {
   mtimeMs: number;
 }
 
-/** The lock file `<dir>/lock`. The folder must exist. */
+/** The lock file `<dir>/lock`. The folder must exist, unless `createDir` is set. */
 export class FileLock {
   readonly path: string;
   private readonly clock: () => Date;
@@ -144,10 +146,11 @@ export class FileLock {
     if (raw.includes(`"token":"${token}"`)) unlinkQuietly(this.path);
   }
 
-  /** Runs `fn` holding the lock. */
+  /** Runs `fn` holding the lock (after a takeover, candidates the dead holder's kind left are removed first). */
   async run<T>(fn: () => Promise<T>, extra: Record<string, unknown> = {}): Promise<T> {
     const held = await this.acquire(extra);
     try {
+      if (held.abandoned) await this.removeStaleCandidates();
       return await fn();
     } finally {
       this.release(held.token);
@@ -170,8 +173,17 @@ export class FileLock {
   private writeCandidate(extra: Record<string, unknown>): { path: string; token: string } {
     const token = randomBytes(12).toString('hex');
     const path = join(this.dir, `lock.${process.pid}.${token}.tmp`);
+    const text = JSON.stringify(this.info(extra, token));
     // A private, uniquely named file: complete before it is linked into place, so no rename is needed.
-    writeFileSync(path, JSON.stringify(this.info(extra, token)), { flag: 'wx', mode: 0o600 });
+    try {
+      writeFileSync(path, text, { flag: 'wx', mode: 0o600 });
+    } catch (error) {
+      const create = this.options.createDir;
+      if (!create || !isErrno(error, 'ENOENT')) throw error;
+      // Only a change gets here: the first one creates the folder.
+      mkdirSync(this.dir, { recursive: true, ...(create.mode !== undefined && { mode: create.mode }) });
+      writeFileSync(path, text, { flag: 'wx', mode: 0o600 });
+    }
     return { path, token };
   }
 
