@@ -13,11 +13,11 @@ import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
-import { removeStaleTemporaries, writeFileAtomic } from '../fs/atomic';
+import { removeStaleTemporaries } from '../fs/atomic';
+import { isInside, readInside, writeInside } from '../workspace/confine';
 import { discoverPackages, packagesFolder } from '../workspace/discover';
 import { DraftStore, fileDraftId, hashText, isDirty, revisionOf, storeDraftId, type DraftRecord } from '../workspace/drafts';
 import { identityFromPath } from '../workspace/identity';
-import { readFileBounded } from '../workspace/read';
 import { watchWorkspace, type WatchOptions, type WorkspaceWatcher } from '../workspace/watch';
 import type { DraftView, WorkspaceEntry, WorkspaceFile, WorkspaceView } from './contract';
 import type { EventHub } from './events';
@@ -61,6 +61,8 @@ function writeFailure(error: unknown, what: string, file?: string): WorkbenchErr
 /** Removes what killed writers left in the package folders of `root` (hidden temporary files of dead processes). */
 async function sweepWorkspace(root: string): Promise<void> {
   const folder = await packagesFolder(root);
+  // Never in a folder a link leads to outside the workspace.
+  if (!isInside(root, await realpath(folder).catch(() => root))) return;
   await removeStaleTemporaries(folder);
   const namespaces = await readdir(folder, { withFileTypes: true }).catch(() => []);
   for (const ns of namespaces) {
@@ -113,10 +115,10 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
 
   const fileOf = (ws: OpenWorkspace, path: string): string => join(ws.root, ...path.split('/'));
 
-  /** The bytes of a workspace file, or undefined when it does not exist. */
+  /** The bytes of a workspace file (confined to the workspace: see core/workspace/confine), or undefined when it does not exist. */
   const readBytes = async (ws: OpenWorkspace, path: string): Promise<Uint8Array | undefined> => {
     try {
-      return await readFileBounded(fileOf(ws, path), MAX_WORKSPACE_FILE_BYTES, path);
+      return await readInside(ws.root, path, MAX_WORKSPACE_FILE_BYTES);
     } catch (error) {
       if (error instanceof WorkbenchError && error.code === 'not_found') return undefined;
       if (error instanceof WorkbenchError) throw new WorkbenchError(error.code, error.message, { details: { ...error.details, file: path } });
@@ -268,7 +270,8 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
         }
         if (onDisk !== hash) {
           try {
-            await writeFileAtomic(fileOf(ws, params.path), params.text, { mkdirs: true });
+            // Only package files below skills/packages, never through a link out of the workspace.
+            await writeInside(ws.root, params.path, params.text, { mkdirs: true });
           } catch (error) {
             throw writeFailure(error, params.path, params.path);
           }

@@ -7,7 +7,7 @@
  * Node-only: uses node:fs.
  */
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { WorkbenchError } from '../errors';
 import { DEFAULT_AUTHORING_LIMITS } from '../package/limits';
 
@@ -55,6 +55,19 @@ export async function readFileBounded(path: string, maxBytes: number, label: str
     throw new WorkbenchError('invalid_request', `${label}: cannot read it: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message}`, { cause: error });
   }
   try {
+    return await readHandleBounded(handle, maxBytes, label);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * {@link readFileBounded} of a file already open (the caller opened it its own
+ * way, e.g. without following a link, and closes it): the same refusals of
+ * anything but a regular file, and the same bound.
+ */
+export async function readHandleBounded(handle: FileHandle, maxBytes: number, label: string): Promise<Uint8Array> {
+  try {
     const stats = await handle.stat();
     if (!stats.isFile()) {
       throw new WorkbenchError('invalid_request', `${label} is ${kindOf(stats)}, not a regular file: only regular files of at most ${maxBytes} bytes are read`);
@@ -84,8 +97,6 @@ export async function readFileBounded(path: string, maxBytes: number, label: str
   } catch (error) {
     if (error instanceof WorkbenchError) throw error;
     throw new WorkbenchError('invalid_request', `${label}: cannot read it: ${(error as Error).message}`, { cause: error });
-  } finally {
-    await handle.close();
   }
 }
 
