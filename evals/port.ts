@@ -18,7 +18,7 @@
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type {
   EvalCatalogView,
   EvalCell,
@@ -43,7 +43,8 @@ import { estimateTokens } from '../core/package/tokens';
 import { catalogConsequence } from '../core/report/catalog';
 import { resolveSelectorLimits } from '../core/selector/limits';
 import type { SkillStore } from '../core/store/types';
-import { extraCasesFile, resolveTargets, type Target } from '../core/workspace/targets';
+import { expectInside } from '../core/workspace/confine';
+import { resolveTargets, workspaceExtraCases as confinedExtras, type Target } from '../core/workspace/targets';
 import { summarize } from './aggregate';
 import { AnswerCache } from './cache';
 import { planEval, type PlanResult } from './plan';
@@ -183,11 +184,17 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
         for (const [i, t] of request.targets.entries()) {
           const pointer = `/targets/${i}`;
           if (t.kind === 'published') {
-            const extras = ws ? await extraCasesFile(join(ws, 'skills', 'packages'), t.skill) : undefined;
+            const extras = ws ? await confinedExtras(ws, t.skill) : undefined;
             out.push({ kind: 'stored', id: t.skill, ...(extras && { extras }) });
           } else if (t.kind === 'file') {
             if (!ws) throw new WorkbenchError('invalid_request', `no workspace is open to read ${t.path} from`, { details: { pointer } });
             const resolved = await resolveTargets([t.path], { cwd: ws });
+            // The engine opens these files itself: none may be reached through a link leading out of the workspace.
+            for (const target of resolved.targets) {
+              if (target.kind !== 'draft') continue;
+              await expectInside(ws, target.abs, target.file);
+              if (target.extras) await expectInside(ws, target.extras, relative(ws, target.extras));
+            }
             out.push(...resolved.targets);
           } else {
             if (!host.draft) throw new WorkbenchError('not_implemented', 'this host keeps no drafts to evaluate', { details: { pointer } });
@@ -195,7 +202,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
             if (!draft) throw new WorkbenchError('not_found', `no draft '${t.draft}'`, { details: { pointer } });
             const file = join(await scratch(), `${i}.json`);
             await writeFile(file, draft.text);
-            const extras = ws ? await extraCasesFile(join(ws, 'skills', 'packages'), draft.skill) : undefined;
+            const extras = ws ? await confinedExtras(ws, draft.skill) : undefined;
             out.push({ kind: 'draft', id: draft.skill, file: draft.path ?? `draft ${t.draft}`, abs: file, ...(extras && { extras }) });
           }
         }

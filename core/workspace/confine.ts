@@ -84,6 +84,16 @@ export async function resolveInside(root: string, rel: string): Promise<string> 
 }
 
 /**
+ * Refuses (`forbidden`, `outside_workspace`) an absolute path below `root` that
+ * a symbolic link leads out of the workspace; `label` names it in the message.
+ * For paths the engine opens itself (an eval's package and extra-cases files).
+ */
+export async function expectInside(root: string, path: string, label: string): Promise<void> {
+  const [base, real] = await Promise.all([realRoot(root), realpath(path)]);
+  if (!isInside(base, real)) throw refused(label, 'outside_workspace', 'a symbolic link leads out of the workspace: it is not followed');
+}
+
+/**
  * Checks that the open descriptor `handle` is the file at the real path `real`:
  * on Linux its `/proc/self/fd` link names that path; elsewhere its device and
  * inode are those of `real` now. Refuses a file swapped for a link (or moved)
@@ -150,7 +160,7 @@ function ownedPackagePath(absolute: string[]): boolean {
  * link to a file elsewhere in the workspace is written through). Throws
  * `forbidden` when a link leads out, or when `owned` refuses the real place.
  */
-async function placeInside(root: string, rel: string, options: { mkdirs: boolean; owned: (real: string[]) => boolean; what: string }): Promise<string> {
+async function placeInside(root: string, rel: string, options: { mkdirs: boolean; dirMode?: number | undefined; owned: (real: string[]) => boolean; what: string }): Promise<string> {
   const parts = workspaceParts(rel);
   const base = await realRoot(root);
   // Judged on the path as named before anything is created, and again where it really lands.
@@ -164,7 +174,7 @@ async function placeInside(root: string, rel: string, options: { mkdirs: boolean
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !options.mkdirs) throw error;
       // mkdir never follows a link: a link put here meanwhile fails with EEXIST.
-      await mkdir(next);
+      await mkdir(next, options.dirMode === undefined ? undefined : { mode: options.dirMode });
       dir = next;
       continue;
     }
@@ -212,13 +222,13 @@ export interface ConfinedWriteOptions extends Pick<AtomicWriteOptions, 'mode' | 
 export async function writeInside(root: string, rel: string, content: string | Uint8Array, options: ConfinedWriteOptions = {}): Promise<void> {
   const target = await placeInside(root, rel, {
     mkdirs: options.mkdirs === true,
+    dirMode: options.dirMode,
     owned: options.owned ?? ownedPackagePath,
     what: options.what ?? 'package files (*.json below skills/packages)',
   });
-  const { mode, dirMode, durable } = options;
+  const { mode, durable } = options;
   await writeFileAtomic(target, content, {
     ...(mode !== undefined && { mode }),
-    ...(dirMode !== undefined && { dirMode }),
     ...(durable !== undefined && { durable }),
     checkOpened: (fd, tmp) => {
       if (process.platform !== 'linux') return;

@@ -10,6 +10,7 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
 import { skillKey, type SkillId } from '../package/types';
+import { expectInside } from './confine';
 import { discoverPackages } from './discover';
 import { identityFromPath, parseSkillId } from './identity';
 
@@ -66,6 +67,17 @@ export async function extraCasesFile(packagesDir: string, id: SkillId): Promise<
   if (basename(packagesDir) !== 'packages') return undefined;
   const file = join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
   return (await isFile(file)) ? file : undefined;
+}
+
+/**
+ * The extra-cases file of `id` in the workspace `root` (see {@link extraCasesFile}),
+ * for a host reading on someone else's behalf: refused (`forbidden`) when a
+ * symbolic link leads it out of the workspace.
+ */
+export async function workspaceExtraCases(root: string, id: SkillId): Promise<string | undefined> {
+  const file = await extraCasesFile(join(root, 'skills', 'packages'), id);
+  if (file) await expectInside(root, file, `skills/evals/${id.namespace}/${id.name}.json`);
+  return file;
 }
 
 function refuse(argument: string, message: string): WorkbenchError {
