@@ -161,7 +161,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
    * on its revision, so a draft another process saved meanwhile is never lost.
    */
   const keep = async (record: DraftRecord): Promise<void> => {
-    if (isDirty(record)) await drafts.save(record);
+    if (isDirty(record)) await drafts.save(record, revisionOf(record));
     else {
       await drafts.discard(record.id, revisionOf(record));
       drafts.hold({ ...record, revision: 0 });
@@ -300,8 +300,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
     'drafts.save': async (params) => {
       const record = await requireDraft(params.id);
       // Based on what this process's editor was shown, not on what is on the disk now: another window's save in between is a conflict.
-      const base = drafts.shownRevision(record.id) ?? revisionOf(record);
-      const saved = await drafts.save({ ...record, text: params.text, updated_at: new Date().toISOString() }, base).catch((error: unknown) => {
+      const saved = await drafts.save({ ...record, text: params.text, updated_at: new Date().toISOString() }, drafts.shownRevision(record.id)).catch((error: unknown) => {
         throw writeFailure(error, 'the draft');
       });
       const draft = await view(saved);

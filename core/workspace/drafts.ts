@@ -25,6 +25,7 @@ import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
 import { isTemporaryName, writeFileAtomic } from '../fs/atomic';
 import { FileLock } from '../fs/fileLock';
+import { processGone, selfIdentity, type ProcessMark } from '../fs/processIdentity';
 import { readFileBounded } from './read';
 
 /** Where a draft comes from. */
@@ -45,6 +46,8 @@ export interface DraftRecord {
   updated_at: string;
   /** How many times the draft was saved (absent: never, or by a version that did not count). */
   revision?: number;
+  /** The process that saved this revision (pid, and where known its start time and the boot id). */
+  writer?: ProcessMark;
 }
 
 /** Largest draft file read back (a package text is bounded far below). */
@@ -82,8 +85,16 @@ function isRecord(value: unknown): value is DraftRecord {
     typeof r.origin === 'object' &&
     r.origin !== null &&
     (r.base_text_hash === null || typeof r.base_text_hash === 'string') &&
-    (r.revision === undefined || Number.isSafeInteger(r.revision))
+    (r.revision === undefined || Number.isSafeInteger(r.revision)) &&
+    (r.writer === undefined || (typeof r.writer === 'object' && r.writer !== null && Number.isSafeInteger(r.writer.pid)))
   );
+}
+
+/** This process, as a draft's `writer` names it. */
+const WRITER: ProcessMark = { pid: process.pid, ...selfIdentity() };
+
+function isSelf(mark: ProcessMark): boolean {
+  return mark.pid === WRITER.pid && mark.start === WRITER.start && mark.boot === WRITER.boot;
 }
 
 /** The revision of a draft as saved (0: never saved). */
@@ -180,20 +191,26 @@ export class DraftStore {
 
   /**
    * Saves a draft atomically and durably; resolves once it is on the disk. The
-   * save is based on revision `base` (default: the record's own): when the
-   * saved draft is at another revision, another process saved it since, and the
-   * save is refused with `conflict`, writing nothing.
+   * save is based on revision `base`: when the saved draft is at another
+   * revision, another process saved it since, and the save is refused with
+   * `conflict`, writing nothing. Without `base` (an editor of this process was
+   * never shown the draft), the record's own revision is the base, and a
+   * revision saved by another process that is still running is a conflict too:
+   * this process has not loaded that window's text. A revision left by a
+   * process that has ended (this server before a restart) is built on.
    */
-  save(record: DraftRecord, base: number = revisionOf(record)): Promise<DraftRecord> {
+  save(record: DraftRecord, base?: number): Promise<DraftRecord> {
     return this.serial(record.id, () =>
       this.locked(async () => {
         const current = await this.readFile(this.fileOf(record.id));
         const onDisk = current?.id === record.id ? current : undefined;
-        if (revisionOf(onDisk) !== base) throw draftChanged(record.id, onDisk, 'saved');
-        const saved: DraftRecord = { ...record, revision: base + 1 };
+        const expected = base ?? revisionOf(record);
+        if (revisionOf(onDisk) !== expected) throw draftChanged(record.id, onDisk, 'saved');
+        if (base === undefined && onDisk?.writer && !isSelf(onDisk.writer) && !processGone(onDisk.writer)) throw draftChanged(record.id, onDisk, 'saved');
+        const saved: DraftRecord = { ...record, revision: expected + 1, writer: WRITER };
         await writeFileAtomic(this.fileOf(record.id), `${JSON.stringify(saved)}\n`, { mkdirs: true });
         this.memory.delete(record.id);
-        this.shown.set(record.id, base + 1);
+        this.shown.set(record.id, expected + 1);
         return saved;
       }),
     );

@@ -94,4 +94,18 @@ describe('two serve instances on one app-data folder', () => {
     expect((await a.call('drafts.get', { id })).ok).toBe(true);
     expect((await a.call('drafts.save', { id, text: `${merged} ` })).ok).toBe(true);
   });
+
+  it('refuses a save of a draft this instance never loaded while the instance that saved it is running', async () => {
+    const opened = await a.call<{ id: string; text: string }>('packages.open', { connection: 'default', skill: { namespace: 'travel', name: 'currency-conversion' } });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const { id, text } = opened.result;
+    const textA = text.replace('"change_reason": "', '"change_reason": "First window. ');
+    expect((await a.call('drafts.save', { id, text: textA })).ok).toBe(true);
+    const blind = await b.call('drafts.save', { id, text: text.replace('"change_reason": "', '"change_reason": "Second window. ') });
+    expect(blind.ok).toBe(false);
+    if (!blind.ok) expect(blind.error).toMatchObject({ code: 'conflict', details: { reason: 'draft_changed' } });
+    const loaded = await b.call<{ text: string }>('drafts.get', { id });
+    expect(loaded.ok && loaded.result.text).toBe(textA);
+    expect((await b.call('drafts.save', { id, text: `${textA} ` })).ok).toBe(true);
+  });
 });
