@@ -12,7 +12,7 @@ const upperLayers = {
   message: 'core/ imports nothing from evals/, electron/, renderer/ or cli/ (ARCHITECTURE.md section 1).',
 };
 const nodeOnlyCore = {
-  group: ['**/core/store/**', '**/core/admin/**', '**/core/models/**', '**/core/workspace/**', '**/core/review/**', '**/core/fs/**', '**/store/*', '**/admin/*', '**/models/*', '**/workspace/*', '**/review/*', '**/fs/atomic', '!**/models/types', '!**/store/types', '!**/store/errors'],
+  group: ['**/core/store/**', '**/core/admin/**', '**/core/models/**', '**/core/workspace/**', '**/core/review/**', '**/core/fs/**', '**/store/*', '**/admin/*', '**/models/*', '**/workspace/*', '**/review/*', '**/fs/atomic', '**/core/interop/files', '**/interop/files', './files', '!**/models/types', '!**/store/types', '!**/store/errors'],
   message: 'Isomorphic modules must not import Node-only core modules (the contracts core/models/types and core/store/types are allowed).',
 };
 const noNode = nodeBuiltins.map((name) => ({
@@ -34,11 +34,12 @@ const browserOnlyGlobals = only(globals.browser).map((name) => ({ name, message:
 
 // The files that run in a browser or worker as well as in Node. They see only the globals
 // both runtimes share (no Buffer, no process, no window, no document).
-const isomorphic = ['core/package/**/*.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts', 'core/redact.ts', 'core/retry.ts', 'core/api/mediaTypes.ts'];
+const isomorphic = ['core/package/**/*.ts', 'core/interop/types.ts', 'core/interop/outline.ts', 'core/interop/split.ts', 'core/interop/skillMd.ts', 'core/interop/sections.ts', 'core/interop/neutralize.ts', 'core/interop/importSkill.ts', 'core/interop/exportSkill.ts', 'core/selector/**/*.ts', 'core/report/**/*.ts', 'core/api/contract*.ts', 'core/api/bridge.ts', 'core/api/client.ts', 'core/api/csp.ts', 'core/api/ids.ts', 'core/api/catalogScan.ts', 'core/api/direct.ts', 'core/api/errors.ts', 'core/api/events.ts', 'core/api/router.ts', 'core/errors.ts', 'core/redact.ts', 'core/retry.ts', 'core/api/mediaTypes.ts'];
 const browserCode = ['renderer/**/*.{ts,tsx}', 'electron/preload.ts'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'coverage/**'] },
+  // Agent Skills fixtures are data copied verbatim (their scripts are other projects' code, never run here).
+  { ignores: ['node_modules/**', 'dist/**', 'out/**', 'coverage/**', 'test/fixtures/agent-skills/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

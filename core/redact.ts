@@ -1,7 +1,10 @@
 /**
  * Secret redaction for every text that leaves the process: terminal output,
  * reports, run files, logs and error messages. Isomorphic (no Node built-ins), so
- * the CLI, the admin host, the eval engine and the workbench use the same rules.
+ * the CLI, `skillbench serve`, the desktop app, the admin host and the eval
+ * engine use the same rules: each builds its filter with {@link createRedactor}
+ * over {@link secretsFromEnv} of its environment (plus what else it knows: a
+ * `--token`, saved connection secrets), and nothing else decides what is secret.
  *
  * Two kinds of secrets are removed:
  * - the user-info of any URL (`scheme://user:password@host` keeps the user and
@@ -22,8 +25,14 @@ export const REDACTED = '***';
 /** Values shorter than this are not searched for as text: they would blank ordinary words. */
 export const MIN_SECRET_LENGTH = 6;
 
-/** Environment variables whose value is a secret, by name. */
-const SECRET_ENV_NAME = /(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?)$/i;
+/**
+ * Environment variables whose value is a secret, by name: ending in a word
+ * that names one (`PGPASSWORD`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`), or,
+ * for the short words that end ordinary words too (`KEY`, `PASS`, `PWD`,
+ * `AUTH`: MONKEY, BYPASS), being or ending in that word after an underscore
+ * (`REDIS_PASS`, `MYSQL_PWD`, `REDISCLI_AUTH`).
+ */
+const SECRET_ENV_NAME = /(?:(?:^|_)(?:KEY|PASS|PWD|AUTH)|API_?KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$/i;
 /** Shell variables whose names look secret but hold the working directory. */
 const NOT_SECRET_ENV = new Set(['PWD', 'OLDPWD']);
 
@@ -148,6 +157,17 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
   redactor.add = add;
   Object.defineProperty(redactor, 'secrets', { get: () => values });
   return redactor;
+}
+
+/**
+ * A message that may quote text of unknown origin (an error crossing to a
+ * client, a failure a provider or registry reported), made safe: `redact` (the
+ * known secrets and URL credentials), then the shapes of credentials
+ * ({@link redactAuthText}). Ordinary output takes `redact` alone, since package
+ * text may legitimately say "authorization: required".
+ */
+export function redactMessage(text: string, redact: (text: string) => string = redactUrls): string {
+  return redactAuthText(redact(text));
 }
 
 /** The Basic credential of `user:password`, to redact alongside the password when a host may echo it. */

@@ -12,11 +12,11 @@
  * Built by `scripts/build-electron.mjs` into `dist/electron/main.mjs` (with
  * `preload.cjs` beside it); `npm start` builds and launches it.
  */
-import { BrowserWindow, Menu, app, ipcMain, protocol, safeStorage, screen, session, type WebContents } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, protocol, safeStorage, screen, session, type WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router } from '../core/api/router';
-import { createWorkbenchService, secretRedactor, type WorkbenchService } from '../core/api/service';
+import { createWorkbenchService, type WorkbenchService } from '../core/api/service';
 import { ConnectionManager } from '../core/connections/manager';
 import { appDataDir } from '../core/store/connect';
 import { createEvalsPort } from '../evals/port';
@@ -34,8 +34,11 @@ const PRELOAD = join(here, 'preload.cjs');
 /** The example workspace of a source checkout (`npm start`), opened as `skillbench serve` opens it. */
 const EXAMPLES = join(here, '..', '..', 'examples');
 
+/** The service's redactor once it exists (core/redact.ts): every line the shell logs passes it. */
+let redact: (text: string) => string = (text) => text;
+
 function log(line: string): void {
-  process.stderr.write(`skillbench: ${line}\n`);
+  process.stderr.write(`skillbench: ${redact(line)}\n`);
 }
 
 /** Where a refused URL pointed, without its path or query (which may carry anything). */
@@ -138,8 +141,16 @@ async function start(): Promise<void> {
   const secrets = await desktopSecretStore(dataDir, process.env, safeStorage, process.platform);
   const connections = new ConnectionManager({ dataDir, env: process.env, secrets });
   const service = createWorkbenchService({ host: 'electron', version: app.getVersion(), env: process.env, dataDir, connections, evals: createEvalsPort() });
+  redact = service.redact;
+  // The desktop's own folder picker (Import SKILL.md…, Export as SKILL.md); a browser shows a path field instead.
+  service.handlers['host.pickFolder'] = async (params) => {
+    const parent = BrowserWindow.getFocusedWindow();
+    const options = { title: params.title ?? 'Choose a folder', properties: ['openDirectory' as const, 'createDirectory' as const] };
+    const chosen = parent ? await dialog.showOpenDialog(parent, options) : await dialog.showOpenDialog(options);
+    return { path: chosen.canceled ? null : (chosen.filePaths[0] ?? null) };
+  };
   const router = new Router(service, {
-    redact: secretRedactor(process.env),
+    redact: service.redact,
     onInternalError: (method, error) => log(`internal error in ${method}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
   });
   const ipc = serveIpc({ ipcMain, router, appOrigin: APP_ORIGIN, onRefused: (url) => log(`refused an API call from ${where(url)}`) });

@@ -44,7 +44,7 @@ export function acceleratorOf(chord: string): string {
 
 /** The command ids of the menu, in menu order (for tests and the docs). */
 export const MENU_COMMANDS = Object.freeze({
-  file: ['quickOpen.show', 'connection.add', 'connection.switch', 'tab.close'],
+  file: ['quickOpen.show', 'interop.import', 'connection.add', 'connection.switch', 'tab.close'],
   view: ['palette.show', 'view.catalog', 'view.versions', 'sidebar.toggle', 'focus.sidebar', 'focus.main', 'tab.next', 'tab.previous', 'tab.pin'],
   theme: ['theme.dark', 'theme.light', 'theme.system'],
   connection: ['connection.testActive', 'connection.editActive', 'connection.refresh'],
@@ -75,7 +75,7 @@ export function menuTemplate(options: MenuOptions): MenuItemConstructorOptions[]
     });
   }
   template.push(
-    { label: '&File', submenu: [file[0]!, separator, file[1]!, file[2]!, separator, file[3]!, ...(mac ? [] : [separator, { role: 'quit' } as const])] },
+    { label: '&File', submenu: [file[0]!, file[1]!, separator, file[2]!, file[3]!, separator, file[4]!, ...(mac ? [] : [separator, { role: 'quit' } as const])] },
     { label: '&Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, separator, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] },
     {
       label: '&View',

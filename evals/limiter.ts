@@ -7,7 +7,12 @@
  * - a rate-limit answer halves the limit (at most once per cool-down, so a
  *   burst of 429s from calls already in flight counts as one signal) and
  *   pauses new cells for the server's Retry-After;
- * - every `limit` consecutive successes raise it by one again, up to the maximum.
+ * - every `limit` consecutive successes raise it by one again, up to the maximum;
+ * - waiting cells start first come, first served.
+ *
+ * The queue is a plain array rather than p-queue: the pause still needs its
+ * own timer and an injectable clock, so a task queue would add a dependency
+ * without removing code.
  */
 import { backoffDelayMs } from '../core/retry';
 
@@ -84,7 +89,8 @@ export class AdaptiveLimiter {
    */
   acquire(signal?: AbortSignal): Promise<boolean> {
     if (signal?.aborted) return Promise.resolve(false);
-    if (this.canStart()) {
+    // Waiters go first: a newcomer never overtakes a cell already queued.
+    if (this.waiters.length === 0 && this.canStart(this.now())) {
       this.running++;
       return Promise.resolve(true);
     }
@@ -92,6 +98,7 @@ export class AdaptiveLimiter {
       const onAbort = () => {
         const i = this.waiters.indexOf(wake);
         if (i >= 0) this.waiters.splice(i, 1);
+        if (this.waiters.length === 0) this.clearTimer();
         resolve(false);
       };
       const wake = () => {
@@ -101,7 +108,7 @@ export class AdaptiveLimiter {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(wake);
-      this.schedule();
+      this.pump();
     });
   }
 
@@ -139,23 +146,35 @@ export class AdaptiveLimiter {
     return wait;
   }
 
-  private canStart(): boolean {
-    return this.running < this.current && this.now() >= this.pausedUntil;
+  private canStart(now: number): boolean {
+    return this.running < this.current && now >= this.pausedUntil;
   }
 
+  /**
+   * Starts the waiters there is room for and, when a pause holds the rest
+   * back, arms the timer that ends it. Both decisions read the clock once:
+   * deciding "paused" on one reading and "no pause left to wait for" on a
+   * later one would leave a waiter that nothing wakes.
+   */
   private pump(): void {
-    while (this.waiters.length > 0 && this.canStart()) this.waiters.shift()!();
-    this.schedule();
+    const now = this.now();
+    while (this.waiters.length > 0 && this.canStart(now)) this.waiters.shift()!();
+    if (this.waiters.length === 0) return this.clearTimer();
+    // Held back by the limit only: the next release or growth pumps again.
+    if (now >= this.pausedUntil || this.timer !== undefined) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.pump();
+      },
+      // A timer may fire a fraction of a millisecond before the clock says the pause is over; pump then re-arms it.
+      Math.max(1, Math.ceil(this.pausedUntil - now)),
+    );
   }
 
-  /** Wakes the queue when a pause ends (nothing else would). */
-  private schedule(): void {
-    if (this.waiters.length === 0 || this.timer !== undefined) return;
-    const wait = this.pausedUntil - this.now();
-    if (wait <= 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.pump();
-    }, Math.ceil(wait));
+  private clearTimer(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
   }
 }

@@ -30,9 +30,9 @@ import type { ModelClient } from '../core/models/types';
 import { skillKey, type SkillId } from '../core/package/types';
 import { validatePackage } from '../core/package/validate';
 import { workspaceExtraCases, type DraftTarget } from '../core/workspace/targets';
-import { AnswerCache, cachedModel } from './cache';
+import { AnswerCache } from './cache';
 import { freshSeed, optimizeDescription, type CandidateReport, type OptimizeEvent, type OptimizeReport } from './optimize';
-import { createKeywordProposer, createModelProposer, KEYWORD_PROPOSER_SPEC, type DescriptionProposer } from './proposers';
+import { openProposer, type DescriptionProposer } from './proposers';
 
 type OptimizeRequest = WorkbenchParsedParams['optimize.start'];
 
@@ -65,6 +65,7 @@ function reportView(report: OptimizeReport): OptimizeReportView {
         original: { ...h.original },
         better: h.better,
         worse: h.worse,
+        answers: structuredClone(h.answers),
         comparison: {
           pairs: h.comparison.pairs,
           accuracy_a: h.comparison.accuracy_a,
@@ -106,18 +107,6 @@ export function optimizeHandlers(
     return { skill: draft.skill, text: draft.text, file: draft.path ?? `draft ${s.draft}` };
   };
 
-  const openProposer = async (spec: string, opened: ModelClient[], cache: AnswerCache | undefined, timeoutMs: number): Promise<DescriptionProposer> => {
-    if (spec === KEYWORD_PROPOSER_SPEC) return createKeywordProposer();
-    const parsed = safeParseModelSpec(spec);
-    if (!parsed.success) throw new WorkbenchError('invalid_request', `proposer: ${parsed.error.message}`, { details: { pointer: '/proposer' } });
-    if (parsed.output.kind === 'baseline') {
-      throw new WorkbenchError('invalid_request', `proposer: ${spec} selects skills but cannot write descriptions; use ${KEYWORD_PROPOSER_SPEC} or a language model`, { details: { pointer: '/proposer' } });
-    }
-    const model = await open(spec, { env: host.env, timeoutMs, retries: { retryOn: ['server'] } });
-    opened.push(model);
-    return createModelProposer(cache ? cachedModel(model, cache, 0) : model, { maxDescriptionChars: 1024 });
-  };
-
   const start: Handler<'optimize.start'> = async (request) => {
     request.models.forEach((spec, i) => {
       const parsed = safeParseModelSpec(spec);
@@ -140,7 +129,7 @@ export function optimizeHandlers(
     let proposer: DescriptionProposer;
     const models: ModelClient[] = [];
     try {
-      proposer = await openProposer(request.proposer, opened, cache, request.timeout_ms);
+      proposer = await openProposer(request.proposer, { env: host.env, timeoutMs: request.timeout_ms, open, ...(cache && { cache }) }, opened);
       for (const [i, spec] of request.models.entries()) {
         try {
           const model = await open(spec, { env: host.env, timeoutMs: request.timeout_ms, retries: { retryOn: ['server'] } });
@@ -239,8 +228,10 @@ export function optimizeHandlers(
             candidatesPerRound: request.candidates,
             holdout: request.holdout,
             repeats: request.repeats,
+            harmMargin: request.harm_margin,
             ...(cache && { cache }),
             signal: abort.signal,
+            redact: host.redact,
             onEvent,
           }),
         );
@@ -255,7 +246,7 @@ export function optimizeHandlers(
         }
       } catch (error) {
         view.status = abort.signal.aborted ? 'stopped' : 'failed';
-        if (!abort.signal.aborted) view.error = toErrorData(error);
+        if (!abort.signal.aborted) view.error = toErrorData(error, { redact: host.redact });
         view.progress = { ...view.progress, phase: 'done', message: abort.signal.aborted ? 'stopped; a rerun with the same seed answers from the recorded cells' : view.error?.message ?? 'failed' };
       } finally {
         clearInterval(timer);

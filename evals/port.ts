@@ -402,6 +402,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
                 stopSignal: stop.signal,
                 signal: hard.signal,
                 modelStopSignals: new Map([...modelStops].map(([s, c]) => [s, c.signal])),
+                redact: host.redact,
               },
               {
                 onStart({ header, snapshot }) {
@@ -428,7 +429,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
               clearInterval(run.timer);
               flush();
               run.status = 'failed';
-              run.error = toErrorData(error);
+              run.error = toErrorData(error, { redact: host.redact });
             } else failed(error);
           } finally {
             await Promise.allSettled(models.map((m) => m.close?.()));

@@ -5,13 +5,13 @@
  */
 import { join } from 'node:path';
 import { resolve } from 'node:path';
-import { closeSharedDispatcher, openModel, safeParseModelSpec } from '../../core/models/index';
+import { closeSharedDispatcher, openModel } from '../../core/models/index';
 import type { ModelClient } from '../../core/models/types';
 import type { SkillStore } from '../../core/store/types';
-import { AnswerCache, cachedModel } from '../../evals/cache';
+import { AnswerCache } from '../../evals/cache';
 import { freshSeed, OPTIMIZE_DEFAULTS, optimizeDescription, type ModelScore, type OptimizeEvent, type OptimizeReport } from '../../evals/optimize';
 import { readBindingsFile, resolveTargets } from '../../evals/plan';
-import { createKeywordProposer, createModelProposer, KEYWORD_PROPOSER_SPEC, type DescriptionProposer } from '../../evals/proposers';
+import { KEYWORD_PROPOSER_SPEC, openProposer } from '../../evals/proposers';
 import { writeOptimizeHtml } from '../../evals/reports/optimizeHtml';
 import { writeReportFile } from '../../evals/reports/sink';
 import { DEFAULT_CONCURRENCY } from '../../evals/runner';
@@ -34,15 +34,22 @@ held-out case) and proposes candidates; candidates that fail validation or
 push the catalog over its token budget are dropped with the reason; the rest
 are evaluated on the train cases; the best by mean train accuracy goes
 forward. The winner is scored once on the held-out cases against the original,
-case by case (McNemar, as eval). Nothing is published and FILE is not changed.
+case by case (McNemar, as eval), and answer by answer: a gain is refused when
+it costs any model answers (its false activations or wrong answers rise by more
+than --harm-margin, or significantly by a signed-rank test), even where every
+case keeps its majority. Nothing is published and FILE is not changed.
 
   --model SPEC          evaluated model, repeatable (baseline:lexical, openai:fast, ...)
-  --proposer SPEC       ${KEYWORD_PROPOSER_SPEC} (default: deterministic, no model) or a
+  --proposer SPEC       ${KEYWORD_PROPOSER_SPEC} (default: mechanical suggestions, no model) or a
                         model spec (openai:smart, anthropic:smart, ...)
   --rounds N            proposal rounds (default ${OPTIMIZE_DEFAULTS.rounds})
   --candidates N        candidates evaluated per round (default ${OPTIMIZE_DEFAULTS.candidatesPerRound})
   --holdout X           share of each stratum held out (default ${OPTIMIZE_DEFAULTS.holdout})
   --repeats N           runs of each case per model (default 1)
+  --harm-margin X       the most the winner may raise any model's false-activation
+                        rate on held-out should-not cases, or lower its share of
+                        right answers, before the gain is refused (default ${OPTIMIZE_DEFAULTS.harmMargin};
+                        0 tolerates none)
   --seed S              split seed, 0..4294967295 (default: random, printed and recorded)
   --from CONN           store holding the competing catalog (default: the local registry)
   --bindings FILE       the agent's binding list (default: the skill's namespace)
@@ -53,8 +60,10 @@ case by case (McNemar, as eval). Nothing is published and FILE is not changed.
                         {verdict, winner, candidates, split, seed, ...}
   --html F              standalone HTML report
 
-Exit codes: 0 done (either verdict), 1 invalid package or cases, 2 usage,
-5 not found, 6 a model unavailable, 130 interrupted (run again to resume).`;
+Exit codes: 0 done (either verdict), 1 invalid package or cases (also too
+few held-out cases to prove a gain: the message says how many to add),
+2 usage, 5 not found, 6 a model unavailable, 130 interrupted (run again to
+resume).`;
 
 const EXIT_INTERRUPTED = 130;
 const PROGRESS_LINE_MS = 5_000;
@@ -72,18 +81,6 @@ function holdoutArg(value: string | undefined): number | undefined {
   const x = fraction(value, '--holdout');
   if (x !== undefined && (x <= 0 || x >= 1)) throw new UsageError(`--holdout must be between 0 and 1 (exclusive), got '${value}'`);
   return x;
-}
-
-/** The proposer of `spec`; a model proposer's client is pushed to `opened` for closing. */
-async function openProposer(spec: string, io: CliIo, opened: ModelClient[], cache: AnswerCache | undefined, timeoutMs: number): Promise<DescriptionProposer> {
-  if (spec === KEYWORD_PROPOSER_SPEC) return createKeywordProposer();
-  const parsed = safeParseModelSpec(spec);
-  if (!parsed.success) throw new UsageError(`--proposer: ${parsed.error.message}`);
-  if (parsed.output.kind === 'baseline') throw new UsageError(`--proposer: ${spec} selects skills but cannot write descriptions; use ${KEYWORD_PROPOSER_SPEC} or a language model`);
-  const model = await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } });
-  opened.push(model);
-  // Cached like the evaluated models, so a rerun with the same seed proposes the same candidates and resumes.
-  return createModelProposer(cache ? cachedModel(model, cache, 0) : model, { maxDescriptionChars: 1024 });
 }
 
 /** Progress on stderr: phases as they start, and cell counts every few seconds. */
@@ -137,7 +134,11 @@ function printReport(io: CliIo, report: OptimizeReport): void {
     say(io, `held-out (${report.split.heldout.length} cases): ${report.best.candidate} against the original`);
     for (const h of report.heldout) {
       const t = h.comparison.test;
-      say(io, `  ${h.model}  ${rate(h.winner.accuracy)} vs ${rate(h.original.accuracy)}  (${t.aOnly} case${t.aOnly === 1 ? '' : 's'} won, ${t.bOnly} lost, ${h.comparison.pairs} paired, McNemar p=${t.pValue.toPrecision(3)})`);
+      const a = h.answers;
+      say(io, `  ${h.model}  ${rate(h.winner.accuracy)} vs ${rate(h.original.accuracy)}`);
+      say(io, `    by case: ${t.aOnly} won, ${t.bOnly} lost, ${h.comparison.pairs} paired, McNemar p=${t.pValue.toPrecision(3)}`);
+      say(io, `    by answer: right ${rate(a.accuracy_winner)} vs ${rate(a.accuracy_original)}, false activations ${rate(a.false_activation.winner)} vs ${rate(a.false_activation.original)}, signed-rank p(worse)=${a.test.p_worse.toPrecision(3)}`);
+      for (const harm of a.harm) say(io, `    WORSE: ${harm}`);
     }
   }
   say(io, '');
@@ -147,7 +148,6 @@ function printReport(io: CliIo, report: OptimizeReport): void {
     say(io, `  ${report.winner.description}`);
     say(io, `patch: ${JSON.stringify(report.winner.patch)}`);
   }
-  say(io, `seed ${report.seed}: the same command with --seed ${report.seed} repeats this split and verdict`);
 }
 
 async function run(rawArgs: string[], io: CliIo): Promise<number> {
@@ -158,6 +158,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     candidates: { type: 'string' },
     holdout: { type: 'string' },
     repeats: { type: 'string' },
+    'harm-margin': { type: 'string' },
     seed: { type: 'string' },
     from: { type: 'string' },
     bindings: { type: 'string' },
@@ -175,6 +176,8 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   const concurrency = positiveInt(values.concurrency, '--concurrency');
   const timeoutMs = positiveInt(values.timeout, '--timeout') ?? 60_000;
   const holdout = holdoutArg(values.holdout);
+  const harmMargin = fraction(values['harm-margin'], '--harm-margin');
+  if (harmMargin !== undefined && harmMargin >= 1) throw new UsageError(`--harm-margin must be at least 0 and below 1, got '${values['harm-margin']}'`);
   const seed = seedArg(values.seed) ?? freshSeed();
   for (const flag of ['json', 'html'] as const) {
     const v = values[flag];
@@ -193,12 +196,12 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   const opened: ModelClient[] = [];
   const abort = new AbortController();
   const onSigint = () => {
-    say(io, 'interrupted: stopping; the recorded cells are kept, run the same command again to resume');
+    say(io, `interrupted: stopping; the recorded cells are kept: run the same command${values.seed === undefined ? ` with --seed ${seed}` : ''} to resume`);
     abort.abort();
   };
   try {
     const cache = values['no-cache'] ? undefined : new AnswerCache(join(io.cwd, '.skillbench', 'cache'));
-    const proposer = await openProposer(values.proposer ?? KEYWORD_PROPOSER_SPEC, io, opened, cache, timeoutMs);
+    const proposer = await openProposer(values.proposer ?? KEYWORD_PROPOSER_SPEC, { env: io.env, timeoutMs, setting: '--proposer', ...(cache && { cache }) }, opened);
     const models: ModelClient[] = [];
     for (const spec of specs) {
       const model = await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } });
@@ -206,7 +209,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       models.push(model);
     }
     store = await openCliStore(values.from, io);
-    say(io, `optimize ${target.file}: seed ${seed}; models ${specs.join(', ')}; proposer ${proposer.spec}${proposer.isBaseline ? ' (deterministic, not a language model)' : ''}`);
+    say(io, `optimize ${target.file}: models ${specs.join(', ')}; proposer ${proposer.spec}${proposer.isBaseline ? ' (mechanical suggestions, not a language model)' : ''}`);
     process.on('SIGINT', onSigint);
     const printer = progressPrinter(io);
     const result = await optimizeDescription({
@@ -222,14 +225,16 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       ...(candidates !== undefined && { candidatesPerRound: candidates }),
       ...(holdout !== undefined && { holdout }),
       ...(repeats !== undefined && { repeats }),
+      ...(harmMargin !== undefined && { harmMargin }),
       ...(concurrency !== undefined && { concurrency }),
       ...(cache && { cache }),
       signal: abort.signal,
+      ...(io.redact && { redact: io.redact }),
       onEvent(event) {
         if (event.type === 'split') {
           const s = event.split;
           const count = (list: typeof s.train, expect: string) => list.filter((c) => c.expect === expect).length;
-          say(io, `split: ${s.train.length} train (${count(s.train, 'activate')} should, ${count(s.train, 'not_activate')} should-not), ${s.heldout.length} held out (${count(s.heldout, 'activate')} should, ${count(s.heldout, 'not_activate')} should-not)`);
+          say(io, `split with seed ${s.seed} (--seed ${s.seed} repeats it and the verdict): ${s.train.length} train (${count(s.train, 'activate')} should, ${count(s.train, 'not_activate')} should-not), ${s.heldout.length} held out (${count(s.heldout, 'activate')} should, ${count(s.heldout, 'not_activate')} should-not)`);
         }
         printer(event);
       },

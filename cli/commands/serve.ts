@@ -19,21 +19,30 @@ import { untilSignal } from '../signals';
 import { openBrowser } from '../web/open';
 import { startWebHost } from '../web/host';
 
-const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR]
+const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR] [--token-env NAME]
 
 Serves the workbench UI and its API on one port for a browser. The first line
-on stdout is the address to open; it carries an access token that the first
-page load trades for a session cookie. SIGINT or SIGTERM stops the server,
+on stdout is the address to open; it carries a one-time sign-in code that the
+first page load spends for a session cookie (a reload keeps the session; the
+used address signs in nothing else). SIGINT or SIGTERM stops the server,
 closes every connection and exits 0.
 
   --port N      port to bind (default 0: a free port)
   --host ADDR   address to bind (default 127.0.0.1). Binding anything but a
-                loopback address exposes the workbench to your network.
+                loopback address exposes the workbench to your network: with
+                0.0.0.0 or ::, it answers at every address of this machine.
   --open        open the address in the browser ($BROWSER, or the system's)
   --workspace DIR
                 the folder of skills/packages/<namespace>/<name>.json to edit,
                 watched for outside edits (default: the example workspace
-                shipped with Skillbench)`;
+                shipped with Skillbench)
+  --token-env NAME
+                also accept the value of the environment variable NAME (at
+                least 32 characters) as Authorization: Bearer, for scripts,
+                for the whole launch; it never signs a browser in`;
+
+/** The shortest token --token-env accepts: a script's credential for the whole launch must not be guessable. */
+const MIN_API_TOKEN = 32;
 
 /** The example workspace shipped with Skillbench (\`examples/\`, holding skills/packages/). */
 export function exampleWorkspaceDir(): string {
@@ -63,6 +72,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     host: { type: 'string' },
     open: { type: 'boolean' },
     workspace: { type: 'string' },
+    'token-env': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const host = values.host ?? '127.0.0.1';
@@ -70,6 +80,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const port = portArg(values.port);
   if (values.workspace !== undefined && values.workspace.trim().length === 0) throw new UsageError('--workspace needs a folder');
   const workspaceDir = values.workspace === undefined ? exampleWorkspaceDir() : resolve(io.cwd, values.workspace);
+  const tokenEnv = values['token-env'];
+  const apiToken = tokenEnv === undefined ? undefined : io.env[tokenEnv];
+  if (tokenEnv !== undefined && (apiToken === undefined || apiToken.length < MIN_API_TOKEN)) {
+    throw new UsageError(`--token-env ${tokenEnv}: the environment variable must hold a token of at least ${MIN_API_TOKEN} characters`);
+  }
 
   const service = createWorkbenchService({ host: 'browser', version: await packageVersion(), env: io.env, evals: createEvalsPort() });
   const router = new Router(service, {
@@ -86,7 +101,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   let web;
   try {
-    web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line) });
+    web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line), ...(apiToken !== undefined && { apiToken }) });
   } catch (error) {
     await service.close();
     const code = (error as { code?: unknown } | null)?.code;
@@ -97,7 +112,11 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const signals = untilSignal(() => void web.close());
   // The address is the user's key to this launch: printed whole on stdout (never to a log), masked on stderr.
   (io.verbatimStdout ?? io.stdout).write(`${web.url}\n`);
-  if (!isLoopbackHost(host)) say(io, `skillbench serve: warning: ${host} is not a loopback address: anyone who can reach it and has the address can use the workbench`);
+  if (!isLoopbackHost(host)) {
+    const origins = web.networkOrigins();
+    const shown = origins.length > 4 ? `${origins.slice(0, 4).join(', ')} and ${origins.length - 4} more` : origins.join(', ');
+    say(io, `skillbench serve: warning: ${host} is not a loopback address: the workbench also answers at ${shown || 'this address'}, to anyone on your network who opens a sign-in address or holds a session`);
+  }
   say(io, `skillbench serve: the workbench is at ${web.url} (Ctrl-C stops)`);
   if (values.open) {
     const opened = await openBrowser(web.url, io.env);

@@ -1,7 +1,8 @@
 /**
- * Request headers and bodies of the admin API: the media type check, and the
- * bounded body reader that refuses a declared or streamed body above the limit
- * without reading past it (and answers `Expect: 100-continue` only when it reads).
+ * Request headers and bodies of the HTTP hosts (the admin API and the
+ * workbench's web host): the media type check, and the one bounded body reader
+ * that refuses a declared or streamed body above the limit without reading
+ * past it (and answers `Expect: 100-continue` only when it reads).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StoreError } from '../store/errors';
@@ -56,12 +57,15 @@ export function hasBody(req: IncomingMessage): boolean {
 
 /**
  * Reads the body up to `max` bytes. A declared length above `max` is refused before
- * reading anything; a streamed body is cut off as soon as it passes `max`.
+ * reading anything; a streamed body is cut off as soon as it passes `max`. Either
+ * refusal is a `payload_too_large` StoreError naming `limit` (what `max` is); a
+ * client that goes away mid-body is {@link ClientGone}. A caller answering a
+ * refusal sends `Connection: close` while `bodyConsumed` is false.
  */
-export function readBody(source: BodySource, max: number): Promise<Buffer> {
+export function readBody(source: BodySource, max: number, limit = 'the limit'): Promise<Buffer> {
   const { req, res } = source;
   const tooLarge = (bytes: string) =>
-    new StoreError('payload_too_large', `the request body is ${bytes}, above the package limit of ${max} bytes`, {
+    new StoreError('payload_too_large', `the request body is ${bytes}, above ${limit} of ${max} bytes`, {
       details: { limit: max },
     });
   const declared = header(req, 'content-length');
@@ -114,7 +118,7 @@ export function readBody(source: BodySource, max: number): Promise<Buffer> {
  * order mark) is part of validation and reported as findings with positions.
  */
 export async function readPackageBytes(source: BodySource, max: number): Promise<Uint8Array> {
-  const bytes = await readBody(source, max);
+  const bytes = await readBody(source, max, 'the package limit');
   if (bytes.length === 0) throw new StoreError('invalid_request', 'the request body is empty: send the complete JSON package');
   return bytes;
 }

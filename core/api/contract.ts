@@ -25,6 +25,7 @@ import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillPacka
 import type { SelectionTrace } from '../selector/select';
 import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
 import type { CheckedProposal, DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
+import type { SkillExportReport, SkillImportReport } from '../interop/types';
 
 // ---------------------------------------------------------------------------
 // Errors.
@@ -121,12 +122,23 @@ export const versionSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER
 /** An Idempotency-Key: 1..255 visible ASCII characters. */
 export const idempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'an idempotency key is visible ASCII without spaces');
 
+/**
+ * No NUL or other control character: no file system stores one in a name, and
+ * Node's refusal of a NUL would quote the whole absolute path back.
+ */
+const noControlCharacters = (what: string) =>
+  [(p: string) => ![...p].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), `${what} must not contain a NUL or another control character`] as const;
+
 /** A workspace-relative path with `/` separators (never absolute, never `..`). */
 export const workspacePathSchema = z
   .string()
   .min(1)
   .max(1024)
+  .refine(...noControlCharacters('a workspace path'))
   .refine((p) => !p.startsWith('/') && !/^[a-zA-Z]:/.test(p) && !p.includes('\\') && !p.split('/').includes('..'), 'a path relative to the workspace, with / separators and no ..');
+
+/** A folder on this machine, as the user typed or picked it. */
+export const folderSchema = z.string().min(1).max(4096).refine(...noControlCharacters('a folder'));
 
 /** The revision a draft was opened from: what publish sends as If-Match. */
 export const draftBaseSchema = z.strictObject({ version: versionSchema, etag: etagSchema });
@@ -872,7 +884,21 @@ export interface OptimizeHeldoutView {
     cases: OptimizeCaseView[];
   };
   better: boolean;
+  /** Worse by case (McNemar) or by answer (`answers.harm` not empty). */
   worse: boolean;
+  /** What the winner did to this model's answers, case by case (what the majority vote hides). */
+  answers: {
+    cases: number;
+    accuracy_winner: number | null;
+    accuracy_original: number | null;
+    false_activation: { cases: number; winner: number | null; original: number | null };
+    /** One-sided Wilcoxon signed-rank test of the per-case right-answer differences; `p_worse` the p that the winner is worse. */
+    test: { n: number; w_plus: number; w_minus: number; p_worse: number; exact: boolean };
+    /** Why this counts as harm; empty when it does not. */
+    harm: string[];
+    /** Every way the answers got worse at all, harm or within the margin; empty when none did. */
+    drops: string[];
+  };
 }
 
 /** A split case. */
@@ -897,6 +923,8 @@ export interface OptimizeReportView {
   proposer: { spec: string; isBaseline: boolean };
   repeats: number;
   alpha: number;
+  /** The most the winner may raise any model's false-activation rate, or lower its per-answer accuracy, on the held-out cases. */
+  harm_margin: number;
   split: { seed: number; holdout: number; train: OptimizeSplitCase[]; heldout: OptimizeSplitCase[] };
   catalog: { budget: number; source: string; competitors: string[] };
   warnings: string[];
@@ -919,6 +947,16 @@ export interface OptimizeProgress {
   message: string;
 }
 
+/**
+ * Why a skill cannot be optimized as given: a planning problem, or
+ * `too_few_cases` (the held-out split cannot reach p < alpha; `file` is the
+ * extra-cases file to add cases to, `power` what the split can prove at best).
+ */
+export interface OptimizeProblemView extends Omit<EvalPlanProblem, 'kind'> {
+  kind: EvalPlanProblem['kind'] | 'too_few_cases';
+  power?: { heldout: number; best_p: number; alpha: number; needed: number; enough: boolean; add?: { activate: number; not_activate: number }; holdout?: number };
+}
+
 /** An optimizer run of this session. */
 export interface OptimizeRunView {
   run: string;
@@ -933,8 +971,8 @@ export interface OptimizeRunView {
   candidates: OptimizeCandidateView[];
   /** The report, once finished. */
   report: OptimizeReportView | null;
-  /** Why the skill could not be optimized as given (invalid package, no cases), when that is why it failed. */
-  problems?: EvalPlanProblem[];
+  /** Why the skill could not be optimized as given (invalid package, no cases, too few to prove a gain), when that is why it failed. */
+  problems?: OptimizeProblemView[];
   error?: WorkbenchErrorData;
 }
 
@@ -1010,6 +1048,8 @@ export const optimizeRequestSchema = z.strictObject({
   /** Share of each stratum held out. */
   holdout: z.number().gt(0).lt(1).default(0.4),
   repeats: z.number().int().min(1).max(20).default(1),
+  /** The most the winner may raise any model's held-out false-activation rate, or lower its per-answer accuracy (0 tolerates none). */
+  harm_margin: z.number().min(0).lt(1).default(0.05),
   /** Split seed (default: random, recorded in the report). */
   seed: z.number().int().min(0).max(0xffffffff).optional(),
   timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
@@ -1064,7 +1104,12 @@ export const METHODS = {
    * Opening reads and never creates a store. With `check`, an open store is
    * asked one small read, so a store that stopped answering reads `offline`.
    */
-  'connections.open': method<ConnectionView>()(z.strictObject({ name: connectionNameSchema, check: z.boolean().optional() })),
+  /**
+   * With `watch` as well, the check also compares the store's catalog with the
+   * one the last watched check saw, and emits `store.changed` for every skill
+   * another writer published, replaced or removed in between.
+   */
+  'connections.open': method<ConnectionView>()(z.strictObject({ name: connectionNameSchema, check: z.boolean().optional(), watch: z.boolean().optional() })),
   'connections.close': method<{ closed: boolean }>()(z.strictObject({ name: connectionNameSchema })),
   /** Profiles without secrets, as a portable document. */
   'connections.export': method<ProfilesExport>()(z.strictObject({ names: z.array(connectionNameSchema).max(1000).optional() })),
@@ -1152,7 +1197,7 @@ export const METHODS = {
   ),
 
   /** Opens a folder as the workspace (watched for external edits). */
-  'workspace.open': method<WorkspaceView>()(z.strictObject({ dir: z.string().min(1).max(4096) })),
+  'workspace.open': method<WorkspaceView>()(z.strictObject({ dir: folderSchema })),
   /** The open workspace, or null. */
   'workspace.list': method<WorkspaceView | null>()(empty),
   'workspace.read': method<WorkspaceFile>()(z.strictObject({ path: workspacePathSchema })),
@@ -1250,6 +1295,46 @@ export const METHODS = {
   'reviews.comment': method<ReviewRequest>()(reviewRef.extend({ pointer: z.string().max(1024), text: comment.min(1) })),
   /** Publishes exactly the approved package with If-Match the recorded ETag; a 412 marks the request stale. */
   'reviews.publish': method<PublishOutcome>()(reviewRef.extend({ idempotency_key: idempotencyKeySchema })),
+
+  /**
+   * Converts Agent Skills folders (a SKILL.md, the folder holding one, or a
+   * folder of such folders; relative paths are taken from the open workspace)
+   * into packages of the open workspace, `skills/packages/<namespace>/`. With
+   * `dry_run` nothing is written: the report shows every conversion first.
+   * A package file with other content is replaced only with `overwrite`;
+   * otherwise nothing at all is written and its status is `exists`.
+   */
+  'interop.import': method<SkillImportReport>()(
+    z.strictObject({
+      paths: z.array(z.string().min(1).max(4096)).min(1).max(100),
+      namespace: slug('a namespace'),
+      overwrite: z.boolean().default(false),
+      dry_run: z.boolean().default(false),
+    }),
+  ),
+  /**
+   * Writes a package as an Agent Skills folder `<to>/<name>/` (SKILL.md and
+   * references/); `to` relative is taken from the open workspace. An existing
+   * SKILL.md there is a 409 unless `overwrite`; `dry_run` writes nothing.
+   */
+  'interop.export': method<SkillExportReport>()(
+    z.strictObject({
+      source: z.discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('stored'), connection: connectionNameSchema, skill: skillIdSchema, version: z.union([z.literal('published'), versionSchema]).default('published') }),
+        z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
+        z.strictObject({ kind: z.literal('file'), path: workspacePathSchema }),
+      ]),
+      to: z.string().min(1).max(4096),
+      overwrite: z.boolean().default(false),
+      dry_run: z.boolean().default(false),
+    }),
+  ),
+  /**
+   * Asks the user for a folder with the desktop's own picker; `path` is null
+   * when they cancel. Only the desktop shell serves it: a browser shows a path
+   * field instead.
+   */
+  'host.pickFolder': method<{ path: string | null }>()(z.strictObject({ title: z.string().max(200).optional() })),
 } as const;
 
 /** Every method name. */
@@ -1309,6 +1394,13 @@ export interface WorkbenchEvents {
   /** A publication request was created or changed state. */
   'reviews.changed': { id: string; status: ReviewStatus };
   /**
+   * What a connection's store holds changed: this session published or deleted
+   * versions, or a watched recheck (`connections.open` with `watch`) found the
+   * catalog changed by another writer (a sync, the CLI, another workbench).
+   * Without `skill`, anything of the connection may have changed.
+   */
+  'store.changed': StoreChange;
+  /**
    * The desktop shell's native menu chose a command of the UI's keymap table
    * (its `command` id); the page runs it as if its key had been pressed.
    */
@@ -1317,6 +1409,22 @@ export interface WorkbenchEvents {
 
 /** Every event name. */
 export type WorkbenchEvent = keyof WorkbenchEvents;
+
+/** One change of a store, as `store.changed` carries it. */
+export interface StoreChange {
+  connection: string;
+  /** `published` and `deleted` by this session; `changed` when a recheck saw another writer's change. */
+  kind: 'published' | 'deleted' | 'changed';
+  skill?: SkillId;
+  /** The version now published (`published`, `changed`), absent when the skill left the catalog. */
+  version?: number;
+  /** The versions that became tombstones (`deleted`). */
+  versions?: number[];
+  /** Who made the change, when this session made it. */
+  actor?: string;
+  /** When the change was seen (ISO-8601). */
+  at: string;
+}
 
 const EVENT_SET: Record<WorkbenchEvent, true> = {
   'connections.changed': true,
@@ -1328,6 +1436,7 @@ const EVENT_SET: Record<WorkbenchEvent, true> = {
   'optimize.progressed': true,
   'optimize.finished': true,
   'reviews.changed': true,
+  'store.changed': true,
   'menu.selected': true,
 };
 

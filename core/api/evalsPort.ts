@@ -37,6 +37,8 @@ export interface EvalsHost {
   draft?(id: string): Promise<EvalsDraft | undefined>;
   /** Emits an event to every subscriber. */
   emit<E extends WorkbenchEvent>(name: E, payload: WorkbenchEvents[E]): void;
+  /** The host's redactor: every cell and error the port records or reports passes it. */
+  redact(text: string): string;
 }
 
 /** An implementation of the `evals.*` methods. */

@@ -24,7 +24,7 @@ export class EventHub {
   /** Calls `listener` with the payloads of one event. */
   on<E extends WorkbenchEvent>(name: E, listener: (payload: WorkbenchEvents[E]) => void): () => void {
     return this.subscribe((event, payload) => {
-      if ((event as WorkbenchEvent) === name) listener(payload as WorkbenchEvents[E]);
+      if ((event as WorkbenchEvent) === name) listener(payload as unknown as WorkbenchEvents[E]);
     });
   }
 

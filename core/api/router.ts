@@ -114,7 +114,7 @@ export class Router {
   /** Subscribes to one event. */
   on<E extends WorkbenchEvent>(name: E, listener: (payload: WorkbenchEvents[E]) => void): () => void {
     return this.source.subscribe((event, payload) => {
-      if ((event as WorkbenchEvent) === name) listener(payload as WorkbenchEvents[E]);
+      if ((event as WorkbenchEvent) === name) listener(payload as unknown as WorkbenchEvents[E]);
     });
   }
 }

@@ -12,11 +12,12 @@ import { ConnectionManager } from '../connections/manager';
 import { probeStore } from '../connections/open';
 import { WorkbenchError } from '../errors';
 import { describeProviders, safeParseModelSpec } from '../models/index';
-import { redactSecrets } from '../models/errors';
+import { createRedactor, redactMessage, redactValue, secretsFromEnv } from '../redact';
 import { appDataDir } from '../store/connect';
 import { advisorAnalyze } from './advisorMethods';
 import { CatalogScans } from './catalogScan';
-import type { AppInfo, ConnectionProfile, ConnectionView, ProviderView, WorkbenchResults } from './contract';
+import { CatalogWatch } from './catalogWatch';
+import type { AppInfo, ConnectionProfile, ConnectionState, ConnectionView, ProviderView, WorkbenchResults } from './contract';
 import { EVENT_NAMES } from './contract';
 import { toErrorData } from './errors';
 import type { EvalsPort } from './evalsPort';
@@ -26,10 +27,14 @@ import type { Handlers, RouterSource } from './router';
 import { storeMethods } from './storeMethods';
 import { reviewMethods } from './reviewMethods';
 import { workspaceMethods } from './workspaceMethods';
+import { interopMethods } from './interopMethods';
 import type { WatchOptions } from '../workspace/watch';
 
 /** Name of the built-in profile of the embedded default registry. */
 export const DEFAULT_CONNECTION = 'default';
+
+/** Past this many skills changed between two watched rechecks, one event says "anything may have changed". */
+const MAX_CHANGE_EVENTS = 20;
 
 /** Options of {@link createWorkbenchService}. */
 export interface WorkbenchServiceOptions {
@@ -64,7 +69,12 @@ export interface WorkbenchService extends RouterSource {
   readonly events: EventHub;
   /** Opens `dir` as the workspace, as `workspace.open` does (composition roots call it at start). */
   openWorkspace(dir: string): Promise<WorkbenchResults['workspace.open']>;
-  /** Replaces every saved connection secret and secret environment value in `text` with `***` (for routers and logs). */
+  /**
+   * The host's redactor for messages (core/redact.ts): every secret of the
+   * environment (by the same rules as the CLI), every saved connection secret
+   * unsealed so far, URL credentials, and credential shapes. Routers, logs and
+   * run records use it.
+   */
   redact(text: string): string;
   /** Closes stores, watchers and runs. Idempotent. */
   close(): Promise<void>;
@@ -83,22 +93,6 @@ function defaultActor(env: Record<string, string | undefined>): string {
   }
 }
 
-/** Names of environment variables whose values are secrets (model keys, tokens, the secret-store key). */
-const SECRET_ENV = /(?:_API_KEY|_TOKEN|_SECRET|_SECRET_KEY|_PASSWORD)$/;
-
-/**
- * What a host removes from every message and detail that crosses to a client:
- * the values of secret environment variables, URL passwords, bearer tokens and
- * strings shaped like provider keys. The composition roots hand it to their router.
- */
-export function secretRedactor(env: Record<string, string | undefined> = process.env): (text: string) => string {
-  const values = Object.entries(env)
-    .filter(([name, value]) => SECRET_ENV.test(name) && typeof value === 'string' && value.length >= 6)
-    .map(([, value]) => value as string)
-    .sort((a, b) => b.length - a.length);
-  return (text) => redactSecrets(text.replace(/(\/\/[^/\s:@]*:)[^@\s/]*@/g, '$1***@'), values);
-}
-
 /** Builds the service. */
 export function createWorkbenchService(options: WorkbenchServiceOptions): WorkbenchService {
   const env = options.env ?? process.env;
@@ -106,31 +100,64 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   const events = new EventHub();
   const source = options.connections ?? new ConnectionManager({ dataDir, env });
   const manager = source instanceof ConnectionManager ? source : undefined;
+  // The one redactor of core/redact.ts, as the CLI builds it: the environment's secrets, then the saved connections' as they are unsealed.
+  const known = createRedactor(secretsFromEnv(env));
+  const redact = (text: string): string => redactMessage(manager ? manager.redact(text) : text, known);
+  // A connection's state carries the message of why it failed, which may quote a host's answer.
+  const stateView = (state: ConnectionState): ConnectionState => redactValue(state, redact);
   const pool = new ConnectionPool(source, {
-    onState: (name, state) => events.emit('connections.changed', { kind: 'state', name, state }),
+    onState: (name, state) => events.emit('connections.changed', { kind: 'state', name, state: stateView(state) }),
     ...(options.idleMs !== undefined && { idleMs: options.idleMs }),
   });
   const scans = new CatalogScans();
-  const redact = secretRedactor(env);
+  const watch = new CatalogWatch();
+  const actor = options.actor ?? defaultActor(env);
+  const at = () => new Date().toISOString();
 
   const view = async (profile: ConnectionProfile): Promise<ConnectionView> => ({
     profile,
     secrets: await source.secretsPresence(profile.name),
-    state: pool.state(profile.name),
+    state: stateView(pool.state(profile.name)),
   });
 
   const workspace = workspaceMethods({ pool, events, draftsDir: join(dataDir, 'drafts'), ...(options.watch && { watch: options.watch }) });
-  const stores = storeMethods({ pool, scans, actor: options.actor ?? defaultActor(env), resolveSource: workspace.resolveSource });
+  const stores = storeMethods({ pool, scans, actor, resolveSource: workspace.resolveSource });
   const publish = stores['publish.package']!;
+  const deleteVersions = stores['delete.versions']!;
+  const reviews = reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: actor, ...(options.reviewer !== undefined && { reviewer: options.reviewer }) });
+  const reviewPublish = reviews['reviews.publish']!;
+  const getReview = reviews['reviews.get']!;
+
+  /** Tells every view of `connection` that a publication of this session changed what its store holds. */
+  const published = (connection: string, outcome: WorkbenchResults['publish.package']) => {
+    if (outcome.outcome === 'same_content_noop') return;
+    watch.note(connection, outcome.skill, outcome.version, outcome.manifest_hash);
+    events.emit('store.changed', { connection, kind: 'published', skill: outcome.skill, version: outcome.version, actor, at: at() });
+  };
 
   const handlers: Handlers = {
     ...stores,
     ...workspace.handlers,
-    ...reviewMethods({ pool, events, root: () => workspace.root(), env, runsDir: options.evals?.runsDir(dataDir) ?? join(dataDir, 'runs'), draft: (id) => workspace.draft(id), fallback: options.actor ?? defaultActor(env), ...(options.reviewer !== undefined && { reviewer: options.reviewer }) }),
+    ...interopMethods({ pool, root: () => workspace.root(), resolveSource: workspace.resolveSource, draft: (id) => workspace.draft(id) }),
+    ...reviews,
 
     'publish.package': async (params, context) => {
       const result = await publish(params, context);
+      published(params.connection, result);
       if (params.draft !== undefined) await workspace.published(params.draft, params.text, result);
+      return result;
+    },
+
+    'reviews.publish': async (params, context) => {
+      const result = await reviewPublish(params, context);
+      const review = await getReview({ id: params.id }, context).catch(() => undefined);
+      if (review) published(review.connection, result);
+      return result;
+    },
+
+    'delete.versions': async (params, context) => {
+      const result = await deleteVersions(params, context);
+      if (result.deleted.length > 0) events.emit('store.changed', { connection: params.connection, kind: 'deleted', skill: params.skill, versions: result.deleted, actor, at: at() });
       return result;
     },
 
@@ -145,6 +172,14 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
       try {
         if (params.check === true) await pool.use(params.name, (store, opened) => probeStore(store, opened));
         else await pool.open(params.name);
+        if (params.check === true && params.watch === true) {
+          const seen = watch.compare(params.name, await pool.use(params.name, (store) => store.listMetadata()));
+          if (seen.kind === 'changes') {
+            // Many changes at once (a sync) are one event: the views re-read everything of the connection anyway.
+            if (seen.changes.length > MAX_CHANGE_EVENTS) events.emit('store.changed', { connection: params.name, kind: 'changed', at: at() });
+            else for (const change of seen.changes) events.emit('store.changed', { connection: params.name, kind: 'changed', ...change, at: at() });
+          }
+        }
       } catch (error) {
         if (!(error instanceof WorkbenchError)) throw error;
       }
@@ -153,7 +188,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 
     'connections.close': async (params) => ({ closed: await pool.close(params.name) }),
 
-    ...(manager && connectionMethods(manager, pool, events, view)),
+    ...(manager && connectionMethods(manager, pool, events, view, redact, watch)),
 
     'models.list': async () => ({ providers: (await describeProviders({ env })) satisfies ProviderView[] }),
 
@@ -178,6 +213,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
         workspace: () => workspace.root(),
         draft: (id) => workspace.draft(id),
         emit: (name, payload) => events.emit(name, payload),
+        redact,
       }),
     );
   }
@@ -195,7 +231,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   return {
     handlers,
     events,
-    redact: (text) => redact(manager ? manager.redact(text) : text),
+    redact,
     subscribe: (listener) => events.subscribe(listener),
     async openWorkspace(dir) {
       return workspace.handlers['workspace.open']!({ dir }, { transport: 'direct' });
@@ -212,23 +248,32 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 }
 
 /** The methods that change saved profiles: they exist only over a {@link ConnectionManager}. */
-function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, events: EventHub, view: (profile: ConnectionProfile) => Promise<ConnectionView>): Handlers {
+function connectionMethods(manager: ConnectionManager, pool: ConnectionPool, events: EventHub, view: (profile: ConnectionProfile) => Promise<ConnectionView>, redact: (text: string) => string, watch: CatalogWatch): Handlers {
   return {
     'connections.save': async (params) => {
       const saved = await manager.save(params);
       // The next use opens the store with the new settings.
       if (params.previous_name !== undefined) await pool.forget(params.previous_name);
       await pool.forget(saved.name);
+      // Another target is another catalog: the next watched check starts a new baseline.
+      if (params.previous_name !== undefined) watch.forget(params.previous_name);
+      watch.forget(saved.name);
       events.emit('connections.changed', { kind: 'saved', name: saved.name });
       return view(saved);
     },
     'connections.remove': async (params) => {
       await pool.forget(params.name);
+      watch.forget(params.name);
       const removed = await manager.remove(params.name);
       if (removed) events.emit('connections.changed', { kind: 'removed', name: params.name });
       return { removed };
     },
-    'connections.test': async (params) => manager.test(params),
+    // The secrets under test are not saved yet, so the manager's redactor does not know them: they go by value.
+    'connections.test': async (params) => {
+      const typed = Object.values('secrets' in params ? (params.secrets ?? {}) : {}).filter((v): v is string => typeof v === 'string');
+      const withTyped = createRedactor(typed);
+      return redactValue(await manager.test(params), (text) => redact(withTyped(text)));
+    },
     'connections.export': async (params) => manager.exportProfiles(params.names),
     'connections.import': async (params) => {
       const report = await manager.importProfiles(params.document, params.on_conflict);

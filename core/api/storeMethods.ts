@@ -102,6 +102,7 @@ export function normalizedOrThrow(text: string, id: SkillId | undefined, limits:
   return check.normalized;
 }
 
+/** How a stored revision is named in a diff: the connection as people know it (its label), and the version. */
 function versionLabel(connection: string, revision: StoredRevision): string {
   return `${connection} v${revision.version}${revision.published ? ' (published)' : ''}`;
 }
@@ -132,9 +133,9 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
         return { label, text: packageText(pkg), package: pkg };
       }
       case 'stored':
-        return pool.use(source.connection, async (store) => {
+        return pool.use(source.connection, async (store, profile) => {
           const revision = source.version === 'published' ? await store.getPublished(source.skill) : await store.getVersion(source.skill, source.version);
-          return { label: versionLabel(source.connection, revision), text: packageText(revision.package), package: revision.package, version: revision.version, etag: revision.etag };
+          return { label: versionLabel(profile.label || source.connection, revision), text: packageText(revision.package), package: revision.package, version: revision.version, etag: revision.etag };
         });
       default:
         if (!options.resolveSource) throw new WorkbenchError('not_implemented', `${source.kind} sources are not available in this host`);
@@ -183,7 +184,7 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
     result.consequence =
       result.deletable.length === 0
         ? `Nothing changes: ${list(result.already_deleted)} ${result.already_deleted.length === 1 ? 'is' : 'are'} already deleted.`
-        : `${list(result.deletable)} of ${skillKey(id)} will become tombstone${result.deletable.length === 1 ? '' : 's'}: the content is deleted for good, anyone pinned to ${result.deletable.length === 1 ? 'it' : 'them'} gets "not found", and the version number${result.deletable.length === 1 ? ' is' : 's are'} never reused.`;
+        : `${list(result.deletable)} of ${skillKey(id)} will become ${result.deletable.length === 1 ? 'a tombstone' : 'tombstones'}: the content is deleted for good, anyone pinned to ${result.deletable.length === 1 ? 'it' : 'them'} gets "not found", and the version number${result.deletable.length === 1 ? ' is' : 's are'} never reused.`;
     return result;
   };
 

@@ -5,7 +5,7 @@
  * redacted: an API key or an Authorization header never survives into them.
  */
 import { WorkbenchError } from '../errors';
-import { redactUrls } from '../redact';
+import { createRedactor, redactMessage } from '../redact';
 import { parseRetryAfter } from '../retry';
 import type { ModelAttempt, ModelErrorKind } from './types';
 
@@ -187,7 +187,8 @@ export function classifyError(error: unknown, context: ClassifyContext = {}): Mo
   const provider = context.provider ?? (error instanceof ModelError ? error.provider : 'unknown');
   const base = { provider, ...(context.model !== undefined && { model: context.model }) };
   const prefix = context.model === undefined ? provider : `${provider} (${context.model})`;
-  const clean = (text: string): string => truncate(redactSecrets(text, context.secrets ?? []), 300);
+  const secrets = createRedactor(context.secrets ?? []);
+  const clean = (text: string): string => truncate(redactMessage(text, secrets), 300);
 
   if (context.abortedBy !== undefined) {
     return abortError(context.abortedBy, prefix, base, context.timeoutMs);
@@ -356,25 +357,6 @@ function sanitizedCause(error: unknown, clean: (text: string) => string): Error 
   const code = networkCode(error);
   if (code !== undefined) (copy as Error & { code?: string }).code = code;
   return copy;
-}
-
-const KEY_VALUE = /\b((?:x-api-key|api[_-]?key|authorization)["']?\s*[:=]\s*["']?)(?:Bearer\s+)?[^\s"',;}]+/gi;
-const BEARER = /\bBearer\s+(?!\[redacted\])[^\s"',;]+/gi;
-const KEY_SHAPED = /\b(?:sk-(?:ant-|proj-|svcacct-)?|gsk_|xai-)[A-Za-z0-9_*-]{6,}/g;
-
-/**
- * Removes secrets from text: every exact value in `secrets` (the keys in use),
- * `key: value` pairs of auth headers, bearer tokens and strings shaped like
- * provider keys.
- */
-export function redactSecrets(text: string, secrets: readonly string[] = []): string {
-  let out = text;
-  for (const secret of secrets) {
-    // Very short values would blank out ordinary words; real keys are long.
-    if (secret.length >= 6) out = out.split(secret).join('[redacted]');
-  }
-  // URL passwords (a base URL with user-info echoed in a fetch error) go too.
-  return redactUrls(out).replace(KEY_VALUE, '$1[redacted]').replace(BEARER, 'Bearer [redacted]').replace(KEY_SHAPED, '[redacted]');
 }
 
 function truncate(text: string, max: number): string {

@@ -18,7 +18,7 @@ import { parseModelSpec, type LlamaCppSpec, type ModelSpec } from './spec';
 import { createDispatcher, fetchVia, sharedDispatcher, type TransportOptions } from './transport';
 import type { ModelClient } from './types';
 
-export { ModelError, ModelSpecError, classifyError, isModelError, redactSecrets } from './errors';
+export { ModelError, ModelSpecError, classifyError, isModelError } from './errors';
 export { parseModelSpec, safeParseModelSpec } from './spec';
 export type { ModelSpec } from './spec';
 export { MODEL_ALIASES, BUILTIN_MODELS, resolveModelId, costOf, priceOf } from './aliases';
@@ -85,7 +85,7 @@ async function openParsed(spec: ModelSpec, options: OpenModelOptions): Promise<M
     case 'chain': {
       const env = options.env ?? process.env;
       const owned = options.dispatcher === undefined && options.transport !== undefined ? createDispatcher(options.transport, env) : undefined;
-      const dispatcher = options.dispatcher ?? owned ?? sharedDispatcher();
+      const dispatcher = options.dispatcher ?? owned ?? sharedDispatcher(env);
       const ctx = { env, keys: options.keys ?? envKeySource(env), fetch: fetchVia(dispatcher) };
       const backends: ModelBackend[] = [];
       try {

@@ -58,7 +58,7 @@ export const RULES = {
   description_chars_high: rule('warning', 'The description is longer than the early quality warning.', (chars: number, limit: number) =>
     `description has ${chars} characters; keep it under ${limit} so selectors can read the catalog quickly`),
   description_missing_activation_language: rule('warning', 'The description has none of the activation phrases selectors look for.', (phrases: string) =>
-    `description does not say when the skill applies: include one of ${phrases}`),
+    `description does not say when the skill applies: include a phrase such as ${phrases}`),
 
   // Resources.
   duplicate_resource_name: rule('error', 'Two resources share a name.', (name: string, first: number) => `resource name ${quote(name)} is already used by resource ${first}`),
@@ -125,6 +125,44 @@ export function isSlug(value: string): boolean {
 
 /** The case-insensitive V1 activation phrases (guide section 4). */
 export const ACTIVATION_PHRASES: readonly string[] = ['use when', 'activate when', 'when a', 'when the', 'for requests', 'for tasks', 'whenever'];
+
+/**
+ * What authors write besides the guide's phrases, quoted in the warning so an
+ * author sees that "Use this when..." counts too.
+ */
+export const ACTIVATION_PHRASE_EXAMPLES: readonly string[] = ['use this when', 'use it when', 'use this skill whenever', 'use for', 'invoke when', 'trigger when', 'should be used when'];
+
+// A verb that asks for the skill, optionally "this", "it" or "this skill", optionally an
+// adverb, then a condition. "for" follows only "use" and "invoke": "apply for a visa" or
+// "trigger for" name a purpose, not when the skill applies.
+const ACTIVE_VERB = String.raw`(?:use|invoke|trigger|activate|apply|consult)`;
+const OBJECT = String.raw`(?:\s+(?:this|it|me|the|this\s+skill|the\s+skill|this\s+tool))?`;
+const ADVERB = String.raw`(?:\s+(?:only|also|just|primarily|mainly|especially|specifically))?`;
+const CONDITION = String.raw`\s+(?:when|whenever|if|once|any\s*time|every\s+time|in\s+case)\b`;
+const ACTIVATION_LANGUAGE = new RegExp(
+  [
+    // The guide's phrases, as before (substrings: "when a" also matches "when an").
+    ACTIVATION_PHRASES.map((p) => p.replace(/ /g, String.raw`\s+`)).join('|'),
+    String.raw`\b${ACTIVE_VERB}${OBJECT}${ADVERB}${CONDITION}`,
+    String.raw`\b(?:use|invoke)${OBJECT}${ADVERB}\s+for\b`,
+    // Passive and third-person forms: "should be used when", "is invoked for", "triggers on".
+    String.raw`\b(?:be|is|are|gets?|being)\s+(?:used|invoked|triggered|activated|applied|consulted|loaded|called|selected)${ADVERB}\s+(?:when|whenever|if|for|on|any\s*time)\b`,
+    String.raw`\btrigger(?:s|ed)?(?:\s+(?:only|also))?\s+(?:when|whenever|if|on|by|for)\b`,
+    String.raw`\btriggers\s+include\b`,
+  ].join('|'),
+  'i',
+);
+
+/**
+ * Whether a description says when its skill applies: one of the guide's V1
+ * phrases, or the forms authors write for the same thing ("Use this when",
+ * "Use it when", "Use for", "Invoke when", "Trigger when", "Activate when",
+ * "should be used when"...), case-insensitively and across line breaks.
+ * Adding text to a description never makes it lose activation language.
+ */
+export function hasActivationLanguage(description: string): boolean {
+  return ACTIVATION_LANGUAGE.test(description);
+}
 
 /** load_when texts shorter than this (in characters) get `load_when_too_short`. */
 export const MIN_LOAD_WHEN_CHARS = 20;

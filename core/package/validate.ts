@@ -15,6 +15,8 @@ import { normalizeEntry, normalizePackage, type SkillPackageInput, type SkillRes
 import { decodeUtf8, joinPointer, MAX_JSON_DEPTH, parseJsonDocument, type ParsedJson, type SourceSpan } from './parse';
 import {
   ACTIVATION_PHRASES,
+  ACTIVATION_PHRASE_EXAMPLES,
+  hasActivationLanguage,
   isSlug,
   MAX_FINDINGS,
   MIN_LOAD_WHEN_CHARS,
@@ -420,9 +422,8 @@ class Checker {
       const chars = codePoints(description);
       if (chars > limits.maxDescriptionChars) report.add('description_chars_exceeded', '/description', [chars, limits.maxDescriptionChars]);
       else if (chars > limits.warnDescriptionChars) report.add('description_chars_high', '/description', [chars, limits.warnDescriptionChars]);
-      const folded = description.toLowerCase().replace(/\s+/g, ' ');
-      if (!ACTIVATION_PHRASES.some((phrase) => folded.includes(phrase))) {
-        report.add('description_missing_activation_language', '/description', [ACTIVATION_PHRASES.map((p) => `'${p}'`).join(', ')]);
+      if (!hasActivationLanguage(description)) {
+        report.add('description_missing_activation_language', '/description', [[...ACTIVATION_PHRASES, ...ACTIVATION_PHRASE_EXAMPLES].map((p) => `'${p}'`).join(', ')]);
       }
     }
     for (const [field, what] of [['domains', 'domain'], ['tags', 'tag']] as const) {

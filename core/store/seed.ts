@@ -95,7 +95,11 @@ export async function openSeededStore(
 ): Promise<{ store: SkillStore; seed?: SeedReport }> {
   const { env, examples, create, ...open } = options;
   // A named registry is created by the write itself, once it passes validation: a refused write leaves nothing.
-  const store = await openStore(connection ?? defaultConnection(env), { ...open, create: connection === undefined ? true : create === true || create === 'on-write' ? 'on-write' : false });
+  const store = await openStore(connection ?? defaultConnection(env), {
+    ...open,
+    ...(env && { env }),
+    create: connection === undefined ? true : create === true || create === 'on-write' ? 'on-write' : false,
+  });
   if (connection !== undefined) return { store };
   try {
     if ((await store.listMetadata({ limit: 1 })).length > 0) return { store };

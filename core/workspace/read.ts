@@ -35,6 +35,16 @@ function tooLarge(label: string, maxBytes: number, bytes?: number): WorkbenchErr
   });
 }
 
+/** Options of {@link readFileBounded}. */
+export interface ReadBoundedOptions {
+  /**
+   * Refuse a symbolic link at `path` itself (O_NOFOLLOW) instead of reading
+   * its target: for callers that checked where a path leads and must not be
+   * sent elsewhere by a link swapped in afterwards.
+   */
+  noFollow?: boolean;
+}
+
 /**
  * Reads at most `maxBytes` of the regular file at `path`; never more than
  * `maxBytes + 1` bytes are read, even from a file that grows meanwhile. Throws
@@ -43,13 +53,14 @@ function tooLarge(label: string, maxBytes: number, bytes?: number): WorkbenchErr
  * an unreadable file. The file is opened without blocking, so a FIFO with no
  * writer is refused at once. `label` names the file in messages (default: the path).
  */
-export async function readFileBounded(path: string, maxBytes: number, label: string = path): Promise<Uint8Array> {
+export async function readFileBounded(path: string, maxBytes: number, label: string = path, options: ReadBoundedOptions = {}): Promise<Uint8Array> {
   let handle;
   try {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
-    handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0));
+    handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (options.noFollow ? (fsConstants.O_NOFOLLOW ?? 0) : 0));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    if (options.noFollow && code === 'ELOOP') throw new WorkbenchError('invalid_request', `${label} is a symbolic link: not followed`, { cause: error });
     if (code === 'ENOENT') throw new WorkbenchError('not_found', `${label}: no such file`, { cause: error });
     if (code === 'EISDIR') throw new WorkbenchError('invalid_request', `${label} is a folder, not a file`, { cause: error });
     throw new WorkbenchError('invalid_request', `${label}: cannot read it: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message}`, { cause: error });
@@ -101,6 +112,6 @@ export async function readHandleBounded(handle: FileHandle, maxBytes: number, la
 }
 
 /** {@link readFileBounded} decoded as UTF-8 (invalid sequences become U+FFFD, as `readFile(…, 'utf8')` does). */
-export async function readTextBounded(path: string, maxBytes: number, label: string = path): Promise<string> {
-  return new TextDecoder('utf-8').decode(await readFileBounded(path, maxBytes, label));
+export async function readTextBounded(path: string, maxBytes: number, label: string = path, options: ReadBoundedOptions = {}): Promise<string> {
+  return new TextDecoder('utf-8').decode(await readFileBounded(path, maxBytes, label, options));
 }

@@ -60,13 +60,22 @@ async function isFile(path: string): Promise<boolean> {
 }
 
 /**
+ * Where the extra cases of `id` belong, whether or not the file exists:
+ * `<root>/evals/<namespace>/<name>.json` when `packagesDir` is a workspace's
+ * `.../packages` folder, else undefined.
+ */
+export function extraCasesPath(packagesDir: string, id: SkillId): string | undefined {
+  if (basename(packagesDir) !== 'packages') return undefined;
+  return join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
+}
+
+/**
  * The extra-cases file of `id`: `<root>/evals/<namespace>/<name>.json` when
  * `packagesDir` is a workspace's `.../packages` folder and that file exists.
  */
 export async function extraCasesFile(packagesDir: string, id: SkillId): Promise<string | undefined> {
-  if (basename(packagesDir) !== 'packages') return undefined;
-  const file = join(dirname(packagesDir), 'evals', id.namespace, `${id.name}.json`);
-  return (await isFile(file)) ? file : undefined;
+  const file = extraCasesPath(packagesDir, id);
+  return file !== undefined && (await isFile(file)) ? file : undefined;
 }
 
 /**

@@ -4,14 +4,14 @@
  * score per model and catalog-token cost, and the patch. Same rules as the
  * evaluation report: no script, nothing fetched, every string escaped.
  */
-import type { CandidateReport, ModelScore, OptimizeReport } from '../optimize';
+import type { CandidateReport, HeldoutModel, ModelScore, OptimizeReport } from '../optimize';
 import { escapeHtml as h } from './escape';
 import { formatP, formatRate } from './format';
 import { HTML_REPORT_CSP, HTML_REPORT_STYLE } from './html';
 import { writeReportFile } from './sink';
 import { rateBars } from './svg';
 
-const EXTRA_STYLE = '.desc{max-width:560px}.split td{max-width:640px}';
+const EXTRA_STYLE = '.desc{max-width:560px}.split td{max-width:640px}.warn{background:var(--flaky)}td.ok,td.bad,td.warn{font-weight:600}';
 
 function td(text: string, numeric = false): string {
   return numeric ? `<td class="n">${h(text)}</td>` : `<td>${h(text)}</td>`;
@@ -34,14 +34,33 @@ function candidateRow(report: OptimizeReport, c: CandidateReport): string {
   );
 }
 
+/** Where the winner fell short of the original on a model, whether or not beyond the margin. */
+function drops(x: HeldoutModel): string[] {
+  const lost = x.comparison.test.bOnly;
+  return [...x.answers.drops, ...(lost > 0 ? [`${lost} case${lost === 1 ? '' : 's'} lost`] : [])];
+}
+
+/** How one model came out, with the class of its cell: never green while it lost anything. */
+function judged(x: HeldoutModel, margin: number): { text: string; cls: string } {
+  if (x.worse) return { text: `worse: ${[...(x.comparison.test.bOnly > x.comparison.test.aOnly ? ['more cases lost than won'] : []), ...x.answers.harm].join('; ')}`, cls: 'bad' };
+  const lost = drops(x);
+  if (lost.length > 0) return { text: `${x.better ? 'better by case, but ' : ''}lower per answer within the ${margin} margin: ${lost.join(', ')}`, cls: 'warn' };
+  return x.better ? { text: 'better (significant)', cls: 'ok' } : { text: 'no significant difference', cls: '' };
+}
+
 /** The page, as a string. */
 export function optimizeHtml(report: OptimizeReport): string {
   const proven = report.verdict === 'proven_gain';
+  // A proven gain is green only when no model lost anything at all; a drop within the margin shows amber, named.
+  const dropped = (report.heldout ?? []).map((x) => ({ model: x.model, lost: drops(x) })).filter((x) => x.lost.length > 0);
   const parts: string[] = [];
   parts.push(`<h1>Description optimizer: ${h(report.skill)}</h1>`);
-  parts.push(`<p><span class="verdict ${proven ? 'ok' : 'none'}">${proven ? 'proven gain' : 'no proven gain'}</span> ${h(report.reason)}</p>`);
+  parts.push(`<p><span class="verdict ${proven ? (dropped.length > 0 ? 'warn' : 'ok') : 'none'}">${proven ? 'proven gain' : 'no proven gain'}</span> ${h(report.reason)}</p>`);
+  if (proven && dropped.length > 0) {
+    parts.push(`<div class="warning">${h(`Lower on some answers, within the ${report.harm_margin} harm margin: ${dropped.map((x) => `${x.model} (${x.lost.join(', ')})`).join('; ')}.`)}</div>`);
+  }
   parts.push(
-    `<p class="muted">${h(`${report.file} · models ${report.models.map((m) => `${m.spec}${m.isBaseline ? ' (baseline)' : ''}`).join(', ')} · proposer ${report.proposer.spec}${report.proposer.isBaseline ? ' (deterministic)' : ''} · ${report.repeats} repeat${report.repeats === 1 ? '' : 's'} · alpha ${report.alpha} · seed ${report.seed}`)}</p>`,
+    `<p class="muted">${h(`${report.file} · models ${report.models.map((m) => `${m.spec}${m.isBaseline ? ' (baseline)' : ''}`).join(', ')} · proposer ${report.proposer.spec}${report.proposer.isBaseline ? ' (mechanical suggestions, not a language model)' : ''} · ${report.repeats} repeat${report.repeats === 1 ? '' : 's'} · alpha ${report.alpha} · harm margin ${report.harm_margin} · seed ${report.seed}`)}</p>`,
   );
   for (const w of report.warnings) parts.push(`<div class="warning">${h(w)}</div>`);
   if (report.winner) {
@@ -50,15 +69,27 @@ export function optimizeHtml(report: OptimizeReport): string {
     parts.push(`<h3>JSON Patch</h3><pre>${h(JSON.stringify(report.winner.patch, null, 2))}</pre>`);
   }
   if (report.heldout && report.best) {
-    parts.push(`<h2>Held-out comparison</h2><p>${h(`${report.best.candidate} against the original on the ${report.split.heldout.length} held-out cases, case by case (McNemar, one pair per case: each side's majority over its answered repeats).`)}</p>`);
+    parts.push(
+      `<h2>Held-out comparison</h2><p>${h(
+        `${report.best.candidate} against the original on the ${report.split.heldout.length} held-out cases, case by case (McNemar, one pair per case: each side's majority over its answered repeats) ` +
+          `and answer by answer (each case's share of right answers and, on should-not cases, of false activations; signed-rank test of the per-case differences). ` +
+          `A model is worse when it lost more cases than it won, when its false activations rise or its right answers fall by more than ${report.harm_margin}, or when the signed-rank test finds its answers worse (p < ${report.alpha}).`,
+      )}</p>`,
+    );
     parts.push(rateBars('Held-out accuracy', report.heldout.map((x) => ({ label: x.model, values: [{ name: report.best!.candidate, value: x.winner.accuracy }, { name: 'original', value: x.original.accuracy }] }))));
     parts.push(
       table(
-        ['model', report.best.candidate, 'original', 'won', 'lost', 'paired cases', 'left out', 'McNemar p', 'judged'],
+        ['model', report.best.candidate, 'original', 'won', 'lost', 'paired cases', 'left out', 'McNemar p', 'right answers', 'false activations', 'signed-rank p (worse)', 'judged'],
         report.heldout.map((x) => {
           const t = x.comparison.test;
+          const a = x.answers;
           const left = x.comparison.cases.length - x.comparison.pairs;
-          return `<tr>${td(x.model)}${td(score(x.winner), true)}${td(score(x.original), true)}${td(String(t.aOnly), true)}${td(String(t.bOnly), true)}${td(String(x.comparison.pairs), true)}${td(String(left), true)}${td(formatP(t.pValue), true)}${td(x.better ? 'better (significant)' : x.worse ? 'worse' : 'no significant difference')}</tr>`;
+          const j = judged(x, report.harm_margin);
+          const pair = (w: number | null, o: number | null) => `${formatRate(w)} vs ${formatRate(o)}`;
+          return (
+            `<tr>${td(x.model)}${td(score(x.winner), true)}${td(score(x.original), true)}${td(String(t.aOnly), true)}${td(String(t.bOnly), true)}${td(String(x.comparison.pairs), true)}${td(String(left), true)}${td(formatP(t.pValue), true)}` +
+            `${td(pair(a.accuracy_winner, a.accuracy_original), true)}${td(pair(a.false_activation.winner, a.false_activation.original), true)}${td(formatP(a.test.p_worse), true)}<td${j.cls ? ` class="${j.cls}"` : ''}>${h(j.text)}</td></tr>`
+          );
         }),
       ),
     );

@@ -6,96 +6,87 @@
  * (`catalog.page`); while the scan is incomplete an empty result says so.
  * Filter, sort, selection and scroll position are kept per tab.
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { workbenchClient, type DraftView } from '../api/client';
 import { useConnection, useConnectionsStore } from '../connections/useConnectionsStore';
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';
 import { SafeText, visibleControls } from '../shell/SafeText';
-import { noteCatalogEntries } from './quickOpen';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
 import { VirtualList, type VirtualListHandle } from '../shell/VirtualList';
-import { filterEntries, indexEntries, sortEntries, type IndexedEntry, type SortColumn } from './catalogQuery';
+import { filterEntries, sortEntries, type IndexedEntry, type SortColumn } from './catalogQuery';
 import { emptyMessage } from './scanMessage';
 import { catalogViewOf, useCatalogViewStore } from './useCatalogViewStore';
+import { catalogQuery, useLastStoreChange } from '../storeData/queries';
+import { UpdatedCue } from '../storeData/UpdatedCue';
 
 /** Row height in pixels; fixed, so the list can be virtualized. */
 export const ROW_HEIGHT = 28;
 const HEADER_HEIGHT = 30;
-/** The first page is small so the first rows show at once; later pages are large. */
-const FIRST_PAGE = 200;
-const NEXT_PAGE = 2000;
 /** Entries read without asking; past this, Scan more reads the next batch. */
 const AUTO_SCAN = 10_000;
 const DEBOUNCE_MS = 150;
 
+/** Where a catalog scan stands, as the view shows it. */
 interface Scan {
   entries: IndexedEntry[];
-  cursor: string | null;
   scanned: number;
   total: number | null;
   complete: boolean;
+  /** A page is being read (the first, or the next of a paused scan). */
   loading: boolean;
+  /** The whole catalog is being read again after a change (the rows stay until it is done). */
+  refreshing: boolean;
   error?: string;
 }
 
-const START: Scan = { entries: [], cursor: null, scanned: 0, total: null, complete: false, loading: true };
+const NO_ENTRIES: IndexedEntry[] = [];
 
-/** Reads the catalog of `connection` page by page; `more()` continues a paused scan, `reload()` starts over. */
+/**
+ * Reads the catalog of `connection` page by page through the query cache, up
+ * to a budget of entries; `more()` raises the budget, `reload()` reads it
+ * again. A store event re-reads it the same way, keeping the rows meanwhile.
+ */
 function useCatalogScan(connection: string) {
-  const [scan, setScan] = useState<Scan>(START);
-  const generation = useRef(0);
+  const query = useInfiniteQuery(catalogQuery(connection));
+  const [budget, setBudget] = useState(AUTO_SCAN);
+  const pages = query.data?.pages;
+  const entries = useMemo(() => (pages ? (pages.length === 1 ? pages[0]!.entries : pages.flatMap((p) => p.entries)) : NO_ENTRIES), [pages]);
+  const last = pages?.[pages.length - 1];
+  const { hasNextPage, isFetching, isFetchingNextPage, fetchNextPage, isError } = query;
 
-  const run = useCallback(
-    async (from: Scan, budget: number) => {
-      const gen = ++generation.current;
-      let state: Scan = { ...from, loading: true };
-      delete state.error;
-      setScan(state);
-      let read = 0;
-      try {
-        do {
-          const limit = state.scanned === 0 ? FIRST_PAGE : NEXT_PAGE;
-          const page = await workbenchClient()['catalog.page']({ connection, cursor: state.cursor, limit });
-          if (gen !== generation.current) return;
-          read += page.items.length;
-          state = {
-            entries: state.entries.concat(indexEntries(page.items)),
-            cursor: page.cursor,
-            scanned: page.scanned,
-            total: page.total,
-            complete: page.cursor === null,
-            loading: page.cursor !== null && read < budget,
-          };
-          setScan(state);
-        } while (state.cursor !== null && read < budget);
-      } catch (error) {
-        if (gen === generation.current) setScan({ ...state, loading: false, error: messageOf(error) });
-      }
-    },
-    [connection],
-  );
-
-  // Quick open lists what has been read.
+  // Keep reading while the budget allows; a failed page waits for Retry.
   useEffect(() => {
-    if (scan.entries.length > 0) noteCatalogEntries(connection, scan.entries);
-  }, [connection, scan.entries]);
+    if (hasNextPage && !isFetching && !isError && entries.length < budget) void fetchNextPage();
+  }, [hasNextPage, isFetching, isError, entries.length, budget, fetchNextPage]);
 
-  useEffect(() => {
-    void run(START, AUTO_SCAN);
-    return () => {
-      generation.current++;
-    };
-  }, [run]);
-
+  const complete = pages !== undefined && !hasNextPage;
+  const scan: Scan = {
+    entries,
+    scanned: last?.scanned ?? 0,
+    total: last?.total ?? null,
+    complete,
+    loading: query.isPending || isFetchingNextPage || (!complete && hasNextPage && entries.length < budget && !isError),
+    refreshing: isFetching && !isFetchingNextPage && pages !== undefined,
+    ...(query.error ? { error: messageOf(query.error) } : {}),
+  };
   return {
     scan,
     more: () => {
-      if (!scan.complete && !scan.loading) void run(scan, AUTO_SCAN);
+      if (!scan.complete && !isFetching) setBudget(entries.length + AUTO_SCAN);
     },
-    reload: () => void run(START, AUTO_SCAN),
+    reload: () => {
+      setBudget(AUTO_SCAN);
+      void query.refetch();
+    },
+    retry: () => {
+      // A failed first page is read again from the start; a failed later page is read again where it stopped.
+      if (pages === undefined || query.isRefetchError) void query.refetch();
+      else void fetchNextPage();
+    },
   };
 }
 
@@ -134,7 +125,8 @@ export function CatalogView({ tab, active }: TabViewProps) {
   const patch = useCatalogViewStore((s) => s.patch);
   const view = useCatalogViewStore((s) => s.byTab[tab.id]) ?? saved;
   const [input, setInput] = useState(saved.query);
-  const { scan, more, reload } = useCatalogScan(connection);
+  const { scan, more, reload, retry } = useCatalogScan(connection);
+  const lastChange = useLastStoreChange(connection);
   const list = useRef<VirtualListHandle>(null);
   const search = useRef<HTMLInputElement>(null);
   const [drafts, setDrafts] = useState<DraftView[]>([]);
@@ -315,6 +307,7 @@ export function CatalogView({ tab, active }: TabViewProps) {
             Scan more
           </button>
         )}
+        <UpdatedCue change={lastChange} refreshing={scan.refreshing} withSkill testId="catalog-updated" />
         <button type="button" className="btn small ghost" onClick={reload} title="Read the catalog again" data-testid="catalog-reload">
           Reload
         </button>
@@ -322,7 +315,7 @@ export function CatalogView({ tab, active }: TabViewProps) {
       {scan.error && (
         <div className="inline-error catalog-error" role="alert" data-testid="catalog-error">
           <strong>{offline ? 'Offline.' : 'The catalog could not be read.'}</strong> <span className="isolate">{scan.error}</span>{' '}
-          <button type="button" className="btn small" onClick={reload}>
+          <button type="button" className="btn small" onClick={retry}>
             Retry
           </button>
         </div>

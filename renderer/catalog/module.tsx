@@ -40,11 +40,16 @@ function CatalogCommands() {
 
 export const catalogModule: ViewModule = {
   id: 'catalog',
-  tabViews: [{ kind: 'catalog', scope: 'catalog', component: CatalogView, icon: '▤' }],
-  activities: [{ id: 'catalog', title: 'Catalog', icon: '▤', order: 10, run: () => {
+  tabViews: [{ kind: 'catalog', scope: 'catalog', component: CatalogView, icon: 'library' }],
+  activities: [{ id: 'catalog', title: 'Catalog', icon: 'library', order: 10, run: () => {
     const name = useConnectionsStore.getState().activeName;
     if (name) openCatalog(name);
   }, command: 'view.catalog' }],
   quickOpen: [skillsQuickOpen],
   extensions: [CatalogCommands],
+  intents: {
+    'catalog.open': ({ connection }) => {
+      openCatalog(connection);
+    },
+  },
 };

@@ -1,73 +1,182 @@
 /**
- * Add or edit a connection: label, environment (colour preset), target, the
- * read-only and protected switches, and its secret. Test runs on the unsaved
- * form values and saves nothing; Save writes the profile. A host that does not
- * serve `connections.test` or `connections.save` says so in the dialog.
+ * Add, edit or clone a connection: label, environment (colour preset), target,
+ * the read-only and protected switches, and its secrets. A Redis target takes
+ * its topology (standalone, Sentinel with its master group, Cluster with seed
+ * nodes), TLS (with a CA file and server name), the ACL user and the Sentinel
+ * credentials. Test runs on the unsaved form values and saves nothing; Save
+ * writes the profile. Editing reads the saved profile whole, so Save keeps
+ * what the form does not show; a clone copies the profile but not its secrets.
+ * A host that does not serve `connections.test` or `connections.save` says so.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { create } from 'zustand';
-import { WorkbenchApiError, workbenchClient, type ConnectionTestResult } from '../api/client';
+import { WorkbenchApiError, workbenchClient, type ConnectionProfile, type ConnectionTestResult } from '../api/client';
 import { Modal } from '../shell/Modal';
+import { SafeText } from '../shell/SafeText';
 import { messageOf } from '../shell/useNotificationsStore';
 import { ENV_PRESETS, NO_ENV_COLOUR, textOn } from './env';
-import { refreshConnections } from './module';
-import { useConnectionsStore } from './useConnectionsStore';
+import { checkConnection, refreshConnections } from './module';
 
 interface DialogState {
-  /** Open for a new connection (`name` undefined) or for editing `name`. */
+  /** Open for a new connection (`name` undefined), for editing `name`, or for a copy of it. */
   visible: boolean;
   name: string | undefined;
-  open(name: string | undefined): void;
+  clone: boolean;
+  open(name: string | undefined, options?: { clone?: boolean }): void;
   close(): void;
 }
 
 export const useConnectionDialog = create<DialogState>((set) => ({
   visible: false,
   name: undefined,
-  open: (name) => set({ visible: true, name }),
-  close: () => set({ visible: false, name: undefined }),
+  clone: false,
+  open: (name, options) => set({ visible: true, name, clone: options?.clone === true }),
+  close: () => set({ visible: false, name: undefined, clone: false }),
 }));
 
 type Kind = 'local' | 'redis' | 'http';
+type Topology = 'standalone' | 'sentinel' | 'cluster';
 
-interface Form {
+/** The form's fields, all text or switches as typed. */
+export interface ConnectionForm {
   name: string;
   label: string;
   env: string;
   kind: Kind;
   dir: string;
-  redisHost: string;
+  topology: Topology;
+  /** `host:port`, or several separated by commas or spaces (Sentinel nodes, Cluster seeds). */
+  hosts: string;
+  masterName: string;
   deployment: string;
+  username: string;
+  tls: boolean;
+  caFile: string;
+  servername: string;
+  sentinelUsername: string;
   url: string;
   secret: string;
+  sentinelSecret: string;
   readOnly: boolean;
   protected: boolean;
 }
 
-const EMPTY: Form = { name: '', label: '', env: '', kind: 'http', dir: '', redisHost: '127.0.0.1:6379', deployment: 'default', url: '', secret: '', readOnly: false, protected: false };
+export const EMPTY_FORM: ConnectionForm = {
+  name: '',
+  label: '',
+  env: '',
+  kind: 'http',
+  dir: '',
+  topology: 'standalone',
+  hosts: '127.0.0.1:6379',
+  masterName: '',
+  deployment: 'default',
+  username: '',
+  tls: false,
+  caFile: '',
+  servername: '',
+  sentinelUsername: '',
+  url: '',
+  secret: '',
+  sentinelSecret: '',
+  readOnly: false,
+  protected: false,
+};
 
-function profileOf(form: Form): Record<string, unknown> {
+/** `host:port, host:port` as a host list (a bare host gets the Redis port; `[::1]:6379` keeps its brackets off). */
+export function parseHosts(text: string): { host: string; port: number }[] {
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((item) => {
+      const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
+      if (bracketed) return { host: bracketed[1]!, port: Number(bracketed[2] ?? 6379) };
+      const at = item.lastIndexOf(':');
+      return at > 0 && /^\d+$/.test(item.slice(at + 1)) ? { host: item.slice(0, at), port: Number(item.slice(at + 1)) } : { host: item, port: 6379 };
+    });
+}
+
+function formatHosts(hosts: { host: string; port: number }[]): string {
+  return hosts.map((h) => (h.host.includes(':') ? `[${h.host}]:${h.port}` : `${h.host}:${h.port}`)).join(', ');
+}
+
+/** The profile the form describes, for `connections.test` and `connections.save`; `saved` keeps what the form does not show. */
+export function profileOf(form: ConnectionForm, saved?: ConnectionProfile): Record<string, unknown> {
   const preset = ENV_PRESETS.find((p) => p.label === form.env);
-  const [host, port] = form.redisHost.split(':');
-  const target =
-    form.kind === 'local'
-      ? { kind: 'local', dir: form.dir }
-      : form.kind === 'redis'
-        ? { kind: 'redis', topology: 'standalone', hosts: [{ host: host ?? '', port: Number(port ?? 6379) }], deployment: form.deployment }
-        : { kind: 'http', url: form.url, auth: form.secret ? 'bearer' : 'none' };
+  const previous = saved?.target;
+  let target: Record<string, unknown>;
+  if (form.kind === 'local') target = { kind: 'local', dir: form.dir };
+  else if (form.kind === 'redis') {
+    const kept = previous?.kind === 'redis' ? { ...(previous.connect_timeout_ms !== undefined && { connect_timeout_ms: previous.connect_timeout_ms }), ...(previous.command_timeout_ms !== undefined && { command_timeout_ms: previous.command_timeout_ms }) } : {};
+    const tls = form.tls ? { ...(form.caFile.trim() && { ca_file: form.caFile.trim() }), ...(form.servername.trim() && { servername: form.servername.trim() }) } : undefined;
+    target = {
+      kind: 'redis',
+      topology: form.topology,
+      hosts: parseHosts(form.hosts),
+      deployment: form.deployment,
+      ...(form.topology === 'sentinel' && { master_name: form.masterName.trim() }),
+      ...(form.username.trim() && { username: form.username.trim() }),
+      ...(form.topology === 'sentinel' && form.sentinelUsername.trim() && { sentinel_username: form.sentinelUsername.trim() }),
+      ...(tls && { tls }),
+      ...kept,
+    };
+  } else {
+    const kept = previous?.kind === 'http' ? previous : undefined;
+    target = { ...kept, kind: 'http', url: form.url, auth: kept && kept.auth !== 'bearer' && kept.auth !== 'none' ? kept.auth : form.secret || kept?.auth === 'bearer' ? 'bearer' : 'none' };
+  }
   return {
     name: form.name,
     label: form.label || form.name,
-    environment: preset ? { label: preset.label, colour: preset.colour } : null,
+    environment: preset ? { label: preset.label, colour: preset.colour } : saved?.environment && form.env === saved.environment.label ? saved.environment : null,
     read_only: form.readOnly,
     protected: form.protected,
     target,
   };
 }
 
-function secretsOf(form: Form): Record<string, unknown> | undefined {
-  if (!form.secret) return undefined;
-  return form.kind === 'redis' ? { password: form.secret } : { token: form.secret };
+/** The secrets the form sets (an empty field keeps the saved one). */
+export function secretsOf(form: ConnectionForm): Record<string, unknown> | undefined {
+  const secrets: Record<string, unknown> = {};
+  if (form.secret) secrets[form.kind === 'redis' ? 'password' : 'token'] = form.secret;
+  if (form.kind === 'redis' && form.topology === 'sentinel' && form.sentinelSecret) secrets['sentinel_password'] = form.sentinelSecret;
+  return Object.keys(secrets).length > 0 ? secrets : undefined;
+}
+
+/** The form of a saved profile. */
+export function formOf(profile: ConnectionProfile, clone: boolean): ConnectionForm {
+  const t = profile.target;
+  const form: ConnectionForm = {
+    ...EMPTY_FORM,
+    name: clone ? `${profile.name}-copy` : profile.name,
+    label: clone ? `${profile.label} (copy)` : profile.label,
+    env: profile.environment?.label ?? '',
+    kind: t.kind,
+    readOnly: profile.read_only,
+    protected: profile.protected,
+  };
+  if (t.kind === 'local') form.dir = t.dir;
+  if (t.kind === 'http') form.url = t.url;
+  if (t.kind === 'redis') {
+    Object.assign(form, {
+      topology: t.topology,
+      hosts: formatHosts(t.hosts),
+      masterName: t.master_name ?? '',
+      deployment: t.deployment,
+      username: t.username ?? '',
+      sentinelUsername: t.sentinel_username ?? '',
+      tls: t.tls !== undefined,
+      caFile: t.tls?.ca_file ?? '',
+      servername: t.tls?.servername ?? '',
+    });
+  }
+  return form;
+}
+
+/** Whether the form's profile says what the saved one says (the times aside). */
+function sameProfile(profile: Record<string, unknown>, saved: ConnectionProfile): boolean {
+  const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
+  const { created_at: _c, updated_at: _u, ...rest } = saved;
+  return canonical(profile) === canonical(rest);
 }
 
 /** A failure as the dialog shows it; `not_implemented` says the host lacks the feature. */
@@ -76,35 +185,61 @@ function failureText(action: string, error: unknown): string {
   return messageOf(error);
 }
 
+const CAUSES: Record<string, string> = {
+  refused: 'connection refused',
+  dns: 'unknown host',
+  tls: 'TLS',
+  auth: 'credentials refused',
+  forbidden: 'not allowed',
+  wrong_base_url: 'wrong URL',
+  not_admin_api: 'not an admin API',
+  wrong_deployment: 'wrong deployment',
+  timeout: 'timed out',
+  not_a_registry: 'not a registry',
+  invalid: 'invalid settings',
+  unavailable: 'unavailable',
+};
+
 export function ConnectionDialog() {
   const visible = useConnectionDialog((s) => s.visible);
   const editing = useConnectionDialog((s) => s.name);
+  const clone = useConnectionDialog((s) => s.clone);
   if (!visible) return null;
-  return <ConnectionForm key={editing ?? '(new)'} editing={editing} />;
+  return <ConnectionFormDialog key={`${editing ?? '(new)'}:${clone}`} editing={editing} clone={clone} />;
 }
 
-function ConnectionForm({ editing }: { editing: string | undefined }) {
+function ConnectionFormDialog({ editing, clone }: { editing: string | undefined; clone: boolean }) {
   const close = useConnectionDialog((s) => s.close);
-  const existing = useConnectionsStore((s) => s.connections.find((c) => c.name === editing));
-  const [form, setForm] = useState<Form>(EMPTY);
-  const [busy, setBusy] = useState<'test' | 'save' | undefined>();
+  const [form, setForm] = useState<ConnectionForm>(EMPTY_FORM);
+  const [saved, setSaved] = useState<ConnectionProfile | undefined>();
+  const [busy, setBusy] = useState<'test' | 'save' | 'load' | undefined>(editing ? 'load' : undefined);
   const [test, setTest] = useState<ConnectionTestResult | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const id = useId();
+  const updating = editing !== undefined && !clone;
 
+  // The saved profile whole, so the form shows (and Save keeps) every setting.
   useEffect(() => {
-    if (!existing) return;
-    setForm((f) => ({
-      ...f,
-      name: existing.name,
-      label: existing.label,
-      env: ENV_PRESETS.find((p) => p.label === existing.environment?.label)?.label ?? '',
-      kind: existing.kind,
-      readOnly: existing.read_only,
-      protected: existing.protected,
-    }));
-  }, [existing]);
+    if (!editing) return;
+    let live = true;
+    const api = workbenchClient();
+    api['connections.list']({})
+      .then(({ connections }) => {
+        const view = connections.find((c) => c.profile.name === editing);
+        if (!live) return;
+        if (view) {
+          setSaved(view.profile);
+          setForm(formOf(view.profile, clone));
+        } else setError(`The connection ${editing} no longer exists.`);
+      })
+      .catch((e: unknown) => live && setError(messageOf(e)))
+      .finally(() => live && setBusy(undefined));
+    return () => {
+      live = false;
+    };
+  }, [editing, clone]);
 
-  const set = <K extends keyof Form>(key: K, value: Form[K]) => {
+  const set = <K extends keyof ConnectionForm>(key: K, value: ConnectionForm[K]) => {
     setForm((f) => ({ ...f, [key]: value }));
     setTest(undefined);
     setError(undefined);
@@ -118,7 +253,13 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
     setTest(undefined);
     try {
       const secrets = secretsOf(form);
-      setTest(await workbenchClient()['connections.test']({ profile: profileOf(form), ...(secrets && { secrets }) }));
+      const profile = profileOf(form, saved);
+      // Unchanged settings and no secret typed: the saved connection is tested by name, with its saved secrets.
+      const unchanged = updating && saved && !secrets && sameProfile(profile, saved);
+      const result = await workbenchClient()['connections.test'](unchanged ? { name: editing } : { profile, ...(secrets && { secrets }) });
+      setTest(result);
+      // A saved connection that answers gets its dot filled at once.
+      if (result.ok && updating) void checkConnection(editing);
     } catch (e) {
       setError(failureText('test', e));
     } finally {
@@ -131,9 +272,10 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
     setError(undefined);
     try {
       const secrets = secretsOf(form);
-      await workbenchClient()['connections.save']({ profile: profileOf(form), ...(editing && { previous_name: editing }), ...(secrets && { secrets }) });
+      const view = await workbenchClient()['connections.save']({ profile: profileOf(form, saved), ...(updating && { previous_name: editing }), ...(secrets && { secrets }) });
       await refreshConnections();
       close();
+      void checkConnection(view.profile.name);
     } catch (e) {
       setError(failureText('save', e));
     } finally {
@@ -141,99 +283,155 @@ function ConnectionForm({ editing }: { editing: string | undefined }) {
     }
   };
 
+  const field = (key: keyof ConnectionForm) => `${id}-${key}`;
+  const text = (key: keyof ConnectionForm, label: string, props: { placeholder?: string; hint?: string; mono?: boolean; type?: string } = {}) => (
+    <>
+      <label htmlFor={field(key)}>{label}</label>
+      <input
+        id={field(key)}
+        className={`input${props.mono ? ' mono' : ''}`}
+        type={props.type ?? 'text'}
+        autoComplete="off"
+        spellCheck={false}
+        value={String(form[key])}
+        onChange={(e) => set(key, e.target.value as never)}
+        placeholder={props.placeholder}
+        data-testid={`connection-field-${key}`}
+      />
+      {props.hint && <span className="hint">{props.hint}</span>}
+    </>
+  );
+  const title = clone ? `Clone connection ${editing}` : updating ? `Edit connection ${editing}` : 'Add connection';
+  const redis = form.kind === 'redis';
+
   return (
-    <Modal title={editing ? `Edit connection ${editing}` : 'Add connection'} testId="connection-dialog" onDismiss={close}>
-      <div className="form-grid">
-        <label htmlFor="conn-name">Name</label>
-        <input id="conn-name" className="input" value={form.name} onChange={(e) => set('name', e.target.value)} placeholder="prod-redis" data-testid="connection-field-name" data-autofocus />
-        <label htmlFor="conn-label">Label</label>
-        <input id="conn-label" className="input" value={form.label} onChange={(e) => set('label', e.target.value)} placeholder="Production" data-testid="connection-field-label" />
-        <label htmlFor="conn-env">Environment</label>
-        <span className="row-gap">
-          <select id="conn-env" className="input" value={form.env} onChange={(e) => set('env', e.target.value)} data-testid="connection-field-env">
-            <option value="">None</option>
-            {ENV_PRESETS.map((p) => (
-              <option key={p.label} value={p.label}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-          <span className="env-label" style={{ background: colour, color: textOn(colour) }} data-testid="connection-env-preview" data-colour={colour}>
-            {preset?.label ?? 'no environment'}
+    <Modal title={title} testId="connection-dialog" onDismiss={close} wide>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (busy === undefined && form.name.trim() !== '') void save();
+        }}
+      >
+        <div className="form-grid">
+          <label htmlFor={field('name')}>Name</label>
+          <input id={field('name')} className="input" value={form.name} onChange={(e) => set('name', e.target.value)} placeholder="prod-redis" data-testid="connection-field-name" data-autofocus />
+          {text('label', 'Label', { placeholder: 'Production' })}
+          <label htmlFor={field('env')}>Environment</label>
+          <span className="row-gap">
+            <select id={field('env')} className="input" value={form.env} onChange={(e) => set('env', e.target.value)} data-testid="connection-field-env">
+              <option value="">None</option>
+              {ENV_PRESETS.map((p) => (
+                <option key={p.label} value={p.label}>
+                  {p.label}
+                </option>
+              ))}
+            </select>
+            <span className="env-label" style={{ background: colour, color: textOn(colour) }} data-testid="connection-env-preview" data-colour={colour}>
+              {preset?.label ?? 'no environment'}
+            </span>
           </span>
-        </span>
-        <label htmlFor="conn-kind">Store</label>
-        <select id="conn-kind" className="input" value={form.kind} onChange={(e) => set('kind', e.target.value as Kind)} data-testid="connection-field-kind">
-          <option value="http">Admin API over HTTP(S)</option>
-          <option value="redis">Redis / Valkey</option>
-          <option value="local">Local registry folder</option>
-        </select>
-        {form.kind === 'http' && (
-          <>
-            <label htmlFor="conn-url">URL</label>
-            <input id="conn-url" className="input" value={form.url} onChange={(e) => set('url', e.target.value)} placeholder="https://registry.example/api/v1/skills" data-testid="connection-field-url" />
-          </>
-        )}
-        {form.kind === 'redis' && (
-          <>
-            <label htmlFor="conn-host">Host:port</label>
-            <input id="conn-host" className="input" value={form.redisHost} onChange={(e) => set('redisHost', e.target.value)} data-testid="connection-field-host" />
-            <label htmlFor="conn-deployment">Deployment</label>
-            <input id="conn-deployment" className="input" value={form.deployment} onChange={(e) => set('deployment', e.target.value)} data-testid="connection-field-deployment" />
-          </>
-        )}
-        {form.kind === 'local' && (
-          <>
-            <label htmlFor="conn-dir">Folder</label>
-            <input id="conn-dir" className="input" value={form.dir} onChange={(e) => set('dir', e.target.value)} data-testid="connection-field-dir" />
-          </>
-        )}
-        {form.kind !== 'local' && (
-          <>
-            <label htmlFor="conn-secret">{form.kind === 'redis' ? 'Password' : 'Token'}</label>
-            <input
-              id="conn-secret"
-              className="input"
-              type="password"
-              autoComplete="off"
-              value={form.secret}
-              onChange={(e) => set('secret', e.target.value)}
-              placeholder={editing ? 'unchanged' : ''}
-              data-testid="connection-field-secret"
-            />
-          </>
-        )}
-        <span />
-        <label className="checkbox-row">
-          <input type="checkbox" checked={form.readOnly} onChange={(e) => set('readOnly', e.target.checked)} data-testid="connection-field-readonly" /> Read-only (nothing is published or deleted through it)
-        </label>
-        <span />
-        <label className="checkbox-row">
-          <input type="checkbox" checked={form.protected} onChange={(e) => set('protected', e.target.checked)} data-testid="connection-field-protected" /> Protected (publishes only from approved reviews)
-        </label>
-      </div>
-      {test && (
-        <div className={test.ok ? 'inline-ok' : 'inline-error'} role="status" data-testid="connection-test-result" data-ok={test.ok}>
-          <strong>{test.ok ? 'Connected.' : 'Failed.'}</strong> <span className="isolate">{test.message}</span>
-          {test.ok && test.skills !== undefined && <span> {test.skills.toLocaleString()} skills.</span>}
+          <label htmlFor={field('kind')}>Store</label>
+          <select id={field('kind')} className="input" value={form.kind} onChange={(e) => set('kind', e.target.value as Kind)} data-testid="connection-field-kind">
+            <option value="http">Admin API over HTTP(S)</option>
+            <option value="redis">Redis / Valkey</option>
+            <option value="local">Local registry folder</option>
+          </select>
+          {form.kind === 'http' && text('url', 'URL', { placeholder: 'https://registry.example/api/v1/skills', mono: true })}
+          {redis && (
+            <>
+              <label htmlFor={field('topology')}>Topology</label>
+              <select id={field('topology')} className="input" value={form.topology} onChange={(e) => set('topology', e.target.value as Topology)} data-testid="connection-field-topology">
+                <option value="standalone">Standalone</option>
+                <option value="sentinel">Sentinel</option>
+                <option value="cluster">Cluster</option>
+              </select>
+              {text('hosts', form.topology === 'standalone' ? 'Host:port' : form.topology === 'sentinel' ? 'Sentinels' : 'Seed nodes', {
+                mono: true,
+                placeholder: form.topology === 'standalone' ? '127.0.0.1:6379' : 'host1:26379, host2:26379',
+                ...(form.topology !== 'standalone' && { hint: form.topology === 'sentinel' ? 'The Sentinel processes, host:port separated by commas.' : 'One or more nodes of the cluster, host:port separated by commas.' }),
+              })}
+              {form.topology === 'sentinel' && text('masterName', 'Master group', { mono: true, placeholder: 'mymaster' })}
+              {text('deployment', 'Deployment', { mono: true, hint: 'The key namespace of the registry (truvag3:v1:<deployment>:…).' })}
+              {text('username', 'ACL user', { placeholder: 'default user when empty' })}
+            </>
+          )}
+          {form.kind === 'local' && text('dir', 'Folder', { mono: true, placeholder: '/absolute/path/to/registry' })}
+          {form.kind !== 'local' && (
+            <>
+              <label htmlFor={field('secret')}>{redis ? 'Password' : 'Token'}</label>
+              <input
+                id={field('secret')}
+                className="input"
+                type="password"
+                autoComplete="off"
+                value={form.secret}
+                onChange={(e) => set('secret', e.target.value)}
+                placeholder={updating ? 'unchanged' : clone ? 'not copied: type it again' : ''}
+                data-testid="connection-field-secret"
+              />
+            </>
+          )}
+          {redis && form.topology === 'sentinel' && (
+            <>
+              {text('sentinelUsername', 'Sentinel user', { placeholder: 'when the Sentinels use ACLs' })}
+              <label htmlFor={field('sentinelSecret')}>Sentinel password</label>
+              <input
+                id={field('sentinelSecret')}
+                className="input"
+                type="password"
+                autoComplete="off"
+                value={form.sentinelSecret}
+                onChange={(e) => set('sentinelSecret', e.target.value)}
+                placeholder={updating ? 'unchanged' : ''}
+                data-testid="connection-field-sentinelSecret"
+              />
+            </>
+          )}
+          {redis && (
+            <>
+              <span />
+              <label className="checkbox-row">
+                <input type="checkbox" checked={form.tls} onChange={(e) => set('tls', e.target.checked)} data-testid="connection-field-tls" /> TLS (rediss://)
+              </label>
+              {form.tls && text('caFile', 'CA file', { mono: true, placeholder: 'system roots when empty', hint: 'An absolute path to a PEM file, for a private certificate authority.' })}
+              {form.tls && text('servername', 'Server name', { mono: true, placeholder: 'the host name when empty' })}
+            </>
+          )}
+          <span />
+          <label className="checkbox-row">
+            <input type="checkbox" checked={form.readOnly} onChange={(e) => set('readOnly', e.target.checked)} data-testid="connection-field-readonly" /> Read-only (nothing is published or deleted through it)
+          </label>
+          <span />
+          <label className="checkbox-row">
+            <input type="checkbox" checked={form.protected} onChange={(e) => set('protected', e.target.checked)} data-testid="connection-field-protected" /> Protected (publishes only from approved reviews)
+          </label>
         </div>
-      )}
-      {error && (
-        <div className="inline-error" role="alert" data-testid="connection-error">
-          <span className="isolate">{error}</span>
+        {busy === 'load' && <p className="muted">Reading the saved connection…</p>}
+        {test && (
+          <div className={test.ok ? 'inline-ok' : 'inline-error'} role="status" data-testid="connection-test-result" data-ok={test.ok} data-cause={test.cause}>
+            <strong className="test-verdict">{test.ok ? 'Connected.' : `Failed${test.cause ? ` (${CAUSES[test.cause] ?? test.cause})` : ''}.`}</strong>{' '}
+            <span className="isolate test-message">
+              <SafeText text={test.message} />
+            </span>
+          </div>
+        )}
+        {error && (
+          <div className="inline-error" role="alert" data-testid="connection-error">
+            <span className="isolate">{error}</span>
+          </div>
+        )}
+        <div className="actions">
+          <button type="button" className="btn left" disabled={busy !== undefined} onClick={() => void runTest()} data-testid="connection-test">
+            {busy === 'test' ? 'Testing…' : 'Test'}
+          </button>
+          <button type="button" className="btn" onClick={close} data-testid="connection-cancel">
+            Cancel
+          </button>
+          <button type="submit" className="btn primary" disabled={busy !== undefined || form.name.trim() === ''} data-testid="connection-save">
+            {busy === 'save' ? 'Saving…' : 'Save'}
+          </button>
         </div>
-      )}
-      <div className="actions">
-        <button type="button" className="btn left" disabled={busy !== undefined} onClick={() => void runTest()} data-testid="connection-test">
-          {busy === 'test' ? 'Testing…' : 'Test'}
-        </button>
-        <button type="button" className="btn" onClick={close} data-testid="connection-cancel">
-          Cancel
-        </button>
-        <button type="button" className="btn primary" disabled={busy !== undefined || form.name.trim() === ''} onClick={() => void save()} data-testid="connection-save">
-          {busy === 'save' ? 'Saving…' : 'Save'}
-        </button>
-      </div>
+      </form>
     </Modal>
   );
 }

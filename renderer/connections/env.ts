@@ -40,3 +40,11 @@ export function textOn(colour: string): '#000000' | '#ffffff' {
   // Contrast against white is (1.05)/(L+0.05); against black (L+0.05)/0.05.
   return 1.05 / (luminance + 0.05) >= (luminance + 0.05) / 0.05 ? '#ffffff' : '#000000';
 }
+
+/**
+ * Whether an environment label names production (`PROD`, `production`,
+ * `prod-eu`...): publishing there asks for a typed confirmation.
+ */
+export function isProductionLabel(label: string | undefined | null): boolean {
+  return typeof label === 'string' && /(^|[^a-z])prod(uction)?([^a-z]|$)/i.test(label);
+}

@@ -5,8 +5,13 @@
  * global connection commands (switch, add, edit, test, refresh).
  */
 import { useEffect } from 'react';
+import { create } from 'zustand';
 import { workbenchClient, type ConnectionState, type ConnectionView } from '../api/client';
 import { useCommands } from '../shell/commands';
+import { ContextMenu, useContextMenu, type MenuItem } from '../shell/ContextMenu';
+import { Icon } from '../shell/icons';
+import { useIntent } from '../shell/intents';
+import { Modal } from '../shell/Modal';
 import { closeTabs } from '../shell/guard';
 import { pick } from '../shell/usePaletteStore';
 import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
@@ -15,7 +20,8 @@ import { useShellRoot, type ViewModule } from '../shell/views';
 import { SafeText, visibleControls } from '../shell/SafeText';
 import { ConnectionDialog, useConnectionDialog } from './ConnectionDialog';
 import { textOn } from './env';
-import { colourOf, useConnectionsStore, type ConnectionEntry, type Reachability } from './useConnectionsStore';
+import { colourOf, useConnection, useConnectionsStore, type ConnectionEntry, type Reachability } from './useConnectionsStore';
+import { watchedConnection } from '../storeData/queries';
 
 /** A profile as the store keeps it. */
 export function entryOf(view: ConnectionView): ConnectionEntry {
@@ -73,7 +79,8 @@ export async function checkConnection(name: string, options: { recheck?: boolean
   const store = useConnectionsStore.getState();
   if (!options.recheck) store.setReachability(name, { status: 'checking', at: Date.now() });
   try {
-    const view = await workbenchClient()['connections.open']({ name, ...(options.recheck && { check: true }) });
+    // While a view shows the connection's data, the recheck also looks for other writers' changes to it.
+    const view = await workbenchClient()['connections.open']({ name, ...(options.recheck && { check: true, ...(watchedConnection(name) && { watch: true }) }) });
     store.setReachability(name, reachabilityOf(view.state));
   } catch (error) {
     store.setReachability(name, { status: 'down', message: messageOf(error), at: Date.now() });
@@ -106,8 +113,8 @@ export async function switchConnection(name: string): Promise<boolean> {
     .getState()
     .tabs.filter((t) => activeName !== undefined && t.connectionId === activeName)
     .map((t) => t.id);
-  const dirty = useTabsStore.getState().tabs.some((t) => ids.includes(t.id) && t.dirty);
-  if (dirty && !(await closeTabs(ids, `Switching to ${visibleControls(next?.label ?? name)} closes the tabs of ${visibleControls(previous?.label ?? activeName ?? '')}.`))) return false;
+  // The previous connection's tabs close, as the guard's question says; clean ones close without asking.
+  if (ids.length > 0 && !(await closeTabs(ids, `Switching to ${visibleControls(next?.label ?? name)} closes the tabs of ${visibleControls(previous?.label ?? activeName ?? '')}.`))) return false;
   useConnectionsStore.getState().setActive(name);
   void checkConnection(name);
   return true;
@@ -124,7 +131,17 @@ function dotTitle(r: Reachability | undefined): string {
 }
 
 /** One connection row of the sidebar. */
-export function ConnectionRow({ connection, active, onSelect }: { connection: ConnectionEntry; active: boolean; onSelect: () => void }) {
+export function ConnectionRow({
+  connection,
+  active,
+  onSelect,
+  menuProps,
+}: {
+  connection: ConnectionEntry;
+  active: boolean;
+  onSelect: () => void;
+  menuProps?: { onContextMenu: (e: React.MouseEvent<HTMLElement>) => void; onKeyDown: (e: React.KeyboardEvent<HTMLElement>) => void };
+}) {
   const reachability = useConnectionsStore((s) => s.reachability[connection.name]);
   const colour = colourOf(connection);
   return (
@@ -135,13 +152,22 @@ export function ConnectionRow({ connection, active, onSelect }: { connection: Co
       className={`connection-row${active ? ' active' : ''}`}
       data-testid={`connection-row-${connection.name}`}
       data-reachability={reachability?.status ?? 'unknown'}
-      title={connection.description}
+      title={`${connection.description}\nClick to open its catalog; right-click or Shift+F10 for more.`}
       onClick={onSelect}
+      onContextMenu={menuProps?.onContextMenu}
       onKeyDown={(e) => {
         if (e.key === 'Enter' || e.key === ' ') {
           e.preventDefault();
           onSelect();
+          return;
         }
+        if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+          e.preventDefault();
+          const rows = [...(e.currentTarget.parentElement?.querySelectorAll<HTMLElement>('[role="option"]') ?? [])];
+          rows[rows.indexOf(e.currentTarget) + (e.key === 'ArrowDown' ? 1 : -1)]?.focus();
+          return;
+        }
+        menuProps?.onKeyDown(e);
       }}
     >
       <span className="env-stripe" style={{ background: colour }} data-testid={`connection-stripe-${connection.name}`} data-colour={colour} />
@@ -163,8 +189,81 @@ export function ConnectionRow({ connection, active, onSelect }: { connection: Co
           read-only
         </span>
       )}
-      <span className={`dot ${dotClass(reachability)}`} title={dotTitle(reachability)} data-testid={`connection-dot-${connection.name}`} aria-label={dotTitle(reachability)} />
+      <span className={`dot ${dotClass(reachability)}`} title={dotTitle(reachability)} data-testid={`connection-dot-${connection.name}`} aria-label={dotTitle(reachability)} role="img" />
     </div>
+  );
+}
+
+/** Tests a saved connection, says the outcome, and checks it again so its dot shows what the test found. */
+export async function testConnection(name: string): Promise<void> {
+  const notices = useNotificationsStore.getState();
+  const label = visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label ?? name);
+  try {
+    const result = await workbenchClient()['connections.test']({ name });
+    notices.push(result.ok ? 'info' : 'error', `${label}: ${result.message}`);
+  } catch (error) {
+    notices.push('error', `${label}: ${messageOf(error)}`);
+  }
+  await checkConnection(name);
+}
+
+/** Saves the profile of `name` (no secrets) as a JSON file, as `connections.export` writes it. */
+async function exportConnection(name: string): Promise<void> {
+  try {
+    const document = await workbenchClient()['connections.export']({ names: [name] });
+    const blob = new Blob([`${JSON.stringify(document, null, 2)}\n`], { type: 'application/json' });
+    const url = URL.createObjectURL(blob);
+    const link = window.document.createElement('a');
+    link.href = url;
+    link.download = `${name}.skillbench-connection.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+    useNotificationsStore.getState().push('info', `Exported ${name} (without its secrets) as ${link.download}.`);
+  } catch (error) {
+    useNotificationsStore.getState().push('error', `The connection could not be exported: ${messageOf(error)}`);
+  }
+}
+
+/** The confirmation before a connection is removed. */
+const useRemoveStore = create<{ name: string | undefined; busy: boolean; error: string | undefined }>(() => ({ name: undefined, busy: false, error: undefined }));
+
+function RemoveDialog() {
+  const { name, busy, error } = useRemoveStore();
+  const entry = useConnection(name);
+  if (name === undefined) return null;
+  const label = entry?.label ?? name;
+  const cancel = () => useRemoveStore.setState({ name: undefined, busy: false, error: undefined });
+  const remove = async () => {
+    useRemoveStore.setState({ busy: true, error: undefined });
+    try {
+      const ids = useTabsStore.getState().tabs.filter((t) => t.connectionId === name).map((t) => t.id);
+      if (ids.length > 0 && !(await closeTabs(ids, `Removing ${visibleControls(label)} closes its tabs.`))) return cancel();
+      await workbenchClient()['connections.remove']({ name });
+      await refreshConnections();
+      cancel();
+    } catch (e) {
+      useRemoveStore.setState({ busy: false, error: messageOf(e) });
+    }
+  };
+  return (
+    <Modal title={<>Remove <SafeText text={label} />?</>} testId="connection-remove-dialog" onDismiss={busy ? undefined : cancel}>
+      <p>
+        The profile and its saved secrets are removed from this machine, and its tabs close. Nothing in the store itself changes.
+      </p>
+      {error && (
+        <div className="inline-error" role="alert" data-testid="connection-remove-error">
+          <span className="isolate">{error}</span>
+        </div>
+      )}
+      <div className="actions">
+        <button type="button" className="btn" onClick={cancel} data-autofocus disabled={busy}>
+          Cancel
+        </button>
+        <button type="button" className="btn danger" onClick={() => void remove()} disabled={busy} data-testid="connection-remove-confirm">
+          {busy ? 'Removing…' : 'Remove'}
+        </button>
+      </div>
+    </Modal>
   );
 }
 
@@ -174,15 +273,30 @@ function ConnectionsPanel() {
   const loaded = useConnectionsStore((s) => s.loaded);
   const loadError = useConnectionsStore((s) => s.loadError);
   const openDialog = useConnectionDialog((s) => s.open);
+  const openCatalog = useIntent('catalog.open');
+  const { menu, close, triggerProps } = useContextMenu('Connection');
+  // Clicking a connection makes it active and opens its catalog, as RedisInsight opens a database.
+  const browse = async (name: string) => {
+    if (!(await switchConnection(name))) return;
+    if (typeof openCatalog === 'function') openCatalog({ connection: name });
+  };
+  const itemsOf = (c: ConnectionEntry) => (): MenuItem[] => [
+    { id: 'open-catalog', label: 'Open catalog', run: () => void browse(c.name), ...(typeof openCatalog === 'string' && { disabled: openCatalog }) },
+    { id: 'test', label: 'Test', run: () => void testConnection(c.name) },
+    { id: 'edit', label: 'Edit…', run: () => openDialog(c.name) },
+    { id: 'clone', label: 'Clone…', run: () => openDialog(c.name, { clone: true }) },
+    { id: 'export', label: 'Export…', run: () => void exportConnection(c.name) },
+    { id: 'remove', label: 'Remove…', danger: true, run: () => useRemoveStore.setState({ name: c.name, busy: false, error: undefined }) },
+  ];
   return (
     <div className="sidebar-section" data-testid="connections-panel">
       <div className="section-header">
         <span className="title">Connections</span>
         <button type="button" className="icon-btn" title="Add connection" aria-label="Add connection" data-testid="connection-add" onClick={() => openDialog(undefined)}>
-          +
+          <Icon name="add" />
         </button>
         <button type="button" className="icon-btn" title="Refresh connection states" aria-label="Refresh connection states" data-testid="connection-refresh" onClick={() => void refreshConnections().then(() => (activeName ? checkConnection(activeName) : undefined))}>
-          ⟳
+          <Icon name="refresh" />
         </button>
       </div>
       {loadError && (
@@ -193,9 +307,10 @@ function ConnectionsPanel() {
       {!loaded && <div className="muted connection-hint">Loading connections…</div>}
       <div role="listbox" aria-label="Connections" data-testid="connections-list">
         {connections.map((c) => (
-          <ConnectionRow key={c.name} connection={c} active={c.name === activeName} onSelect={() => void switchConnection(c.name)} />
+          <ConnectionRow key={c.name} connection={c} active={c.name === activeName} onSelect={() => void browse(c.name)} menuProps={triggerProps(itemsOf(c))} />
         ))}
       </div>
+      <ContextMenu menu={menu} onClose={close} />
     </div>
   );
 }
@@ -267,31 +382,23 @@ function ConnectionsExtension() {
     },
     'connection.add': () => openDialog(undefined),
     'connection.editActive': { enabled: needActive, run: () => openDialog(active()) },
-    'connection.testActive': {
-      enabled: needActive,
-      run: async () => {
-        const name = active()!;
-        const notices = useNotificationsStore.getState();
-        try {
-          const result = await workbenchClient()['connections.test']({ name });
-          notices.push(result.ok ? 'info' : 'error', `${name}: ${result.message}`);
-        } catch (error) {
-          notices.push('error', `${name}: ${messageOf(error)}`);
-        }
-        await checkConnection(name);
-      },
-    },
+    'connection.testActive': { enabled: needActive, run: () => testConnection(active()!) },
     'connection.refresh': async () => {
       await refreshConnections();
       const name = active();
       if (name) await checkConnection(name);
     },
   });
-  return <ConnectionDialog />;
+  return (
+    <>
+      <ConnectionDialog />
+      <RemoveDialog />
+    </>
+  );
 }
 
 export const connectionsModule: ViewModule = {
   id: 'connections',
-  activities: [{ id: 'connections', title: 'Connections', icon: '⛁', order: 0, panel: ConnectionsPanel, command: 'connection.switch' }],
+  activities: [{ id: 'connections', title: 'Connections', icon: 'database', order: 0, panel: ConnectionsPanel, command: 'connection.switch' }],
   extensions: [ConnectionsExtension],
 };

@@ -16,6 +16,8 @@ import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
 import { monaco, monacoTheme } from '../editor/monaco';
 import { useEditorStore } from '../editor/useEditorStore';
+import { concerns, useStoreChanges } from '../storeData/queries';
+import { UpdatedCue } from '../storeData/UpdatedCue';
 import { headline, summaryChips, type SummaryChip } from './summary';
 import { resolveSide, type DiffSide } from './sides';
 import './diff.css';
@@ -24,6 +26,19 @@ import './diff.css';
 export interface DiffTabParams {
   before: DiffSide;
   after: DiffSide;
+}
+
+/** The latest store change that alters a stored side (a publication for `published`, a deletion for a fixed version). */
+function useSideChange(side: DiffSide) {
+  return useStoreChanges((s) => {
+    if (side.kind !== 'stored') return undefined;
+    for (let i = s.changes.length - 1; i >= 0; i--) {
+      const change = s.changes[i]!;
+      if (!concerns(change, side.connection, side.skill)) continue;
+      if (side.version === 'published' ? change.kind !== 'deleted' : change.kind === 'deleted' && change.versions?.includes(side.version)) return change;
+    }
+    return undefined;
+  });
 }
 
 type State = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready'; result: DiffResult };
@@ -42,22 +57,29 @@ export function DiffView({ tab, active }: TabViewProps) {
   const [hideUnchanged, setHideUnchanged] = useState(true);
   const beforeText = useSideText(params.before);
   const afterText = useSideText(params.after);
+  const beforeChange = useSideChange(params.before);
+  const afterChange = useSideChange(params.after);
+  const lastChange = [beforeChange, afterChange].filter((c) => c !== undefined).sort((a, b) => a.at.localeCompare(b.at)).pop();
+  const [refreshing, setRefreshing] = useState(false);
 
   // Resolve both sides through the host (drafts in an editor go as text), debounced while typing.
   useEffect(() => {
     let cancelled = false;
     const timer = setTimeout(() => {
       const api = workbenchClient();
+      setRefreshing(true);
       Promise.all([resolveSide(params.before), resolveSide(params.after)])
         .then(([before, after]) => api['diff.packages']({ before, after }))
         .then((result) => !cancelled && setState({ state: 'ready', result }))
-        .catch((error: unknown) => !cancelled && setState({ state: 'failed', message: messageOf(error) }));
+        .catch((error: unknown) => !cancelled && setState({ state: 'failed', message: messageOf(error) }))
+        .finally(() => !cancelled && setRefreshing(false));
     }, 150);
     return () => {
       cancelled = true;
       clearTimeout(timer);
     };
-  }, [params.before, params.after, beforeText, afterText]);
+    // A store change of a stored side (a new head, a deleted version) compares again.
+  }, [params.before, params.after, beforeText, afterText, beforeChange?.at, afterChange?.at]);
 
   // The diff editor lives as long as the tab.
   useEffect(() => {
@@ -154,6 +176,7 @@ export function DiffView({ tab, active }: TabViewProps) {
         <span className="toolbar-title diff-title isolate" data-testid="diff-title">
           Changes <SafeText text={beforeLabel} /> → <SafeText text={afterLabel} />
         </span>
+        <UpdatedCue change={lastChange} refreshing={refreshing && lastChange !== undefined} testId="diff-updated" />
         <span className="spacer" />
         <div className="segmented" role="group" aria-label="Layout">
           <button type="button" className={`btn small${!inline ? ' primary' : ''}`} aria-pressed={!inline} onClick={() => setInline(false)} data-testid="diff-side-by-side">

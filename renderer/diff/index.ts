@@ -12,7 +12,8 @@ import { useTabsStore } from '../shell/useTabsStore';
 import type { ViewModule } from '../shell/views';
 import { DiffView } from './DiffView';
 import { pick, PickerHost } from './Picker';
-import { sideTitle, type DiffSide } from './sides';
+import { sideSkill, sideTitle, type DiffSide } from './sides';
+import { visibleControls } from '../shell/SafeText';
 
 function sideKey(side: DiffSide): string {
   switch (side.kind) {
@@ -27,13 +28,19 @@ function sideKey(side: DiffSide): string {
   }
 }
 
-/** Opens (or refocuses) the diff of two sides. */
-export function openDiff(before: DiffSide, after: DiffSide, connectionId?: string): string {
+function connectionLabel(name: string): string {
+  return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
+}
+
+/** Opens (or refocuses) the diff of two sides; the title names the skill and the connections by their labels. */
+export function openDiff(before: DiffSide, after: DiffSide, connectionId?: string, skillName?: string): string {
+  const skill = skillName ?? sideSkill(before)?.name ?? sideSkill(after)?.name;
+  const sides = `${sideTitle(before, connectionLabel)} ↔ ${sideTitle(after, connectionLabel)}`;
   return useTabsStore.getState().open({
     id: `diff:${sideKey(before)}|${sideKey(after)}`,
     kind: 'diff',
-    title: `${sideTitle(before)} ↔ ${sideTitle(after)}`,
-    description: `Changes ${sideTitle(before)} → ${sideTitle(after)}`,
+    title: skill ? `${skill}: ${sides}` : sides,
+    description: `${skill ? `${skill}: ` : ''}changes ${sideTitle(before, connectionLabel)} → ${sideTitle(after, connectionLabel)}`,
     ...(connectionId ? { connectionId } : {}),
     params: { before, after } as unknown as Record<string, unknown>,
   });
@@ -89,7 +96,7 @@ provideEditorActions({
 
 export const diffModule: ViewModule = {
   id: 'diff',
-  tabViews: [{ kind: 'diff', scope: 'diff', component: DiffView, icon: '±' }],
+  tabViews: [{ kind: 'diff', scope: 'diff', component: DiffView, icon: 'diff' }],
   extensions: [PickerHost],
   intents: {
     'skill.diff': ({ before, after }) => {

@@ -6,6 +6,11 @@
 import type { WorkbenchParams } from '../../core/api/contract';
 import { useEditorStore } from '../editor/useEditorStore';
 
+/** The skill a side shows, when it names one. */
+export function sideSkill(side: DiffSide): { namespace: string; name: string } | undefined {
+  return side.kind === 'stored' ? side.skill : undefined;
+}
+
 /** A source the host resolves. */
 export type PackageSource = WorkbenchParams['diff.packages']['before'];
 
@@ -20,13 +25,13 @@ export async function resolveSide(side: DiffSide): Promise<PackageSource> {
   return { kind: 'text', text: doc.text, label: side.label };
 }
 
-/** A short description of a side for tab titles. */
-export function sideTitle(side: DiffSide): string {
+/** A short description of a side for tab titles; `labelOf` names a connection as people know it (its label). */
+export function sideTitle(side: DiffSide, labelOf: (connection: string) => string = (c) => c): string {
   switch (side.kind) {
     case 'editor':
       return side.label;
     case 'stored':
-      return `${side.connection} ${side.version === 'published' ? 'published' : `v${side.version}`}`;
+      return `${labelOf(side.connection)} ${side.version === 'published' ? 'published' : `v${side.version}`}`;
     case 'draft':
       return 'draft';
     case 'file':

@@ -8,7 +8,7 @@
  * it never writes over text it cannot read. Package text is rendered as
  * React text only (inputs, `SafeText`), so it stays inert.
  */
-import { useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { joinPointer } from '../../core/package/parse';
 import { BOUNDARIES, type Finding, type SkillId } from '../../core/package/types';
 import { hasControls, SafeText } from '../shell/SafeText';
@@ -343,6 +343,15 @@ function Fields({ value, skill, findings, meters, onSet, onHistory, readOnly = f
 function Chips({ pointer, value, onSet, readOnly, label }: { pointer: string; value: unknown; onSet: FormViewProps['onSet']; readOnly: boolean; label: string }) {
   const [draft, setDraft] = useState('');
   const list = strings(value);
+  const rowsRef = useRef<HTMLDivElement>(null);
+  const focusAfterAdd = useRef<number | undefined>(undefined);
+  const count = list?.length ?? 0;
+  useEffect(() => {
+    const index = focusAfterAdd.current;
+    if (index === undefined || count <= index) return;
+    focusAfterAdd.current = undefined;
+    rowsRef.current?.querySelector<HTMLElement>(`[data-pointer="${CSS.escape(`${pointer}/${index}`)}"]`)?.focus();
+  }, [count, pointer]);
   if (value !== undefined && list === undefined) return <p className="muted form-wrong-type">Not a list of text in the JSON: edit it in the JSON view.</p>;
   const items = list ?? [];
   const id = pointer.replace(/[^A-Za-z0-9_]+/g, '-');
@@ -404,11 +413,20 @@ function Rows({
   at(pointer: string): Finding[] | undefined;
 }) {
   const list = strings(value);
+  const rowsRef = useRef<HTMLDivElement>(null);
+  const focusAfterAdd = useRef<number | undefined>(undefined);
+  const count = list?.length ?? 0;
+  useEffect(() => {
+    const index = focusAfterAdd.current;
+    if (index === undefined || count <= index) return;
+    focusAfterAdd.current = undefined;
+    rowsRef.current?.querySelector<HTMLElement>(`[data-pointer="${CSS.escape(`${pointer}/${index}`)}"]`)?.focus();
+  }, [count, pointer]);
   if (value !== undefined && list === undefined) return <p className="muted form-wrong-type">Not a list of text in the JSON: edit it in the JSON view.</p>;
   const items = list ?? [];
   const id = pointer.replace(/[^A-Za-z0-9_]+/g, '-');
   return (
-    <div className="form-rows" data-testid={`form-rows${id}`}>
+    <div className="form-rows" data-testid={`form-rows${id}`} ref={rowsRef}>
       {items.map((item, i) => {
         const row = `${pointer}/${i}`;
         const problems = at(row);
@@ -434,7 +452,17 @@ function Rows({
           </div>
         );
       })}
-      <button type="button" className="btn small form-row-add" disabled={readOnly} onClick={() => onSet(pointer, [...items, ''])} data-testid={`form-row-add${id}`}>
+      <button
+        type="button"
+        className="btn small form-row-add"
+        disabled={readOnly}
+        onClick={() => {
+          // The keyboard goes to the new field, so typing fills it (and Space never adds another blank row).
+          focusAfterAdd.current = items.length;
+          onSet(pointer, [...items, '']);
+        }}
+        data-testid={`form-row-add${id}`}
+      >
         + Add {noun}
       </button>
     </div>

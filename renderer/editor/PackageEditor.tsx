@@ -72,6 +72,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
   const formRef = useRef<HTMLDivElement>(null);
   const doc = useEditorStore((s) => s.docs[tab.id]);
   const reachability = useConnectionsStore((s) => s.reachability[params.connection]);
+  const connectionLabel = useConnectionsStore((s) => s.connections.find((c) => c.name === params.connection)?.label || params.connection);
 
   // Load the schema and the document, then build the editor.
   useEffect(() => {
@@ -202,11 +203,11 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     const catalog = meters.find((m) => m.id === 'catalog');
     useStatusStore.getState().set(tab.id, {
       problems: countProblems(findings),
-      base: doc.base ? { version: doc.base.version, label: `@${doc.connection}` } : { none: 'new skill (not published yet)' },
+      base: doc.base ? { version: doc.base.version, label: `@ ${connectionLabel}` } : { none: 'new skill (not published yet)' },
       mode: mode === 'form' ? 'Form' : 'JSON',
       ...(catalog && catalog.used !== null ? { meter: { used: catalog.used, limit: catalog.limit, unit: 'tok', label: catalog.title } } : {}),
     });
-  }, [doc, findings, meters, tab.id, mode]);
+  }, [doc, findings, meters, tab.id, mode, connectionLabel]);
 
   const reveal = (line: number, column: number) => {
     const editor = editorRef.current;
@@ -324,6 +325,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
     'editor.publish': { enabled: () => publishBlocked ?? true, run: () => actions.publish() },
     'editor.improveDescription': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.improve() },
     'editor.analyze': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.analyze() },
+    'editor.exportSkillMd': { enabled: () => (doc ? true : 'The draft is still loading'), run: () => actions.exportSkillMd() },
   });
 
   useTabPersistence(tab.id, {
@@ -348,7 +350,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
           <strong>
             {params.skill.namespace}/{params.skill.name}
           </strong>{' '}
-          <span className="muted">@{params.connection}</span> ▸ draft{' '}
+          <span className="muted">@ <SafeText text={connectionLabel} /></span> ▸ draft{' '}
           <span className="muted" data-testid="editor-base">
             {doc ? (doc.base ? `(based on v${doc.base.version})` : '(new skill)') : ''}
           </span>
@@ -379,6 +381,9 @@ export function PackageEditor({ tab, active }: TabViewProps) {
         </button>
         <button type="button" className="btn small" disabled={!doc} title="Ask the authoring advisor for advice and proposals" onClick={() => actions.analyze()} data-testid="editor-analyze">
           Analyze
+        </button>
+        <button type="button" className="btn small" disabled={!doc} title="Write this package as an Agent Skills folder (SKILL.md and references/)" onClick={() => actions.exportSkillMd()} data-testid="editor-export-skillmd">
+          Export as SKILL.md
         </button>
         <button
           type="button"

@@ -1,6 +1,7 @@
 /**
  * What the editor's toolbar and commands start outside the editor: diffs of
- * the draft, publishing it, and the authoring panels (improve, analyze). The diff and publish modules install their
+ * the draft, publishing it, the authoring panels (improve, analyze), and
+ * exporting it as an Agent Skills folder. The diff and publish modules install their
  * implementations here, so the editor never imports them and runs without them.
  */
 import type { SkillId } from '../../core/package/types';
@@ -24,6 +25,7 @@ export interface EditorActionImpls {
   publish?: (editor: EditorRef) => void;
   improve?: (editor: EditorRef) => void;
   analyze?: (editor: EditorRef) => void;
+  exportSkillMd?: (editor: EditorRef) => void;
 }
 
 const impls: EditorActionImpls = {};
@@ -46,5 +48,6 @@ export function editorActions(editor: EditorRef) {
     publish: () => (impls.publish ? impls.publish(editor) : missing('Publishing')),
     improve: () => (impls.improve ? impls.improve(editor) : missing('The description optimizer')),
     analyze: () => (impls.analyze ? impls.analyze(editor) : missing('The authoring advisor')),
+    exportSkillMd: () => (impls.exportSkillMd ? impls.exportSkillMd(editor) : missing('Export as SKILL.md')),
   };
 }

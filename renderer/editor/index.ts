@@ -3,10 +3,16 @@
  * intent (the catalog's Open, quick open) that opens a skill in it.
  */
 import type { SkillId } from '../../core/package/types';
+import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { visibleControls } from '../shell/SafeText';
 import { useTabsStore } from '../shell/useTabsStore';
 import type { ViewModule } from '../shell/views';
 import { PackageEditor } from './PackageEditor';
 import { editorTabId } from './useEditorStore';
+
+function connectionLabel(name: string): string {
+  return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
+}
 
 /** Opens (or focuses) the editor of `skill` on `connection`. */
 export function openEditor(connection: string, skill: SkillId, options: { preview?: boolean } = {}): string {
@@ -14,7 +20,7 @@ export function openEditor(connection: string, skill: SkillId, options: { previe
     id: editorTabId(connection, skill),
     kind: 'editor',
     title: skill.name,
-    description: `${skill.namespace}/${skill.name} @ ${connection}`,
+    description: `${skill.namespace}/${skill.name} @ ${connectionLabel(connection)}`,
     connectionId: connection,
     params: { connection, skill: { namespace: skill.namespace, name: skill.name } },
     preview: options.preview === true,
@@ -23,7 +29,7 @@ export function openEditor(connection: string, skill: SkillId, options: { previe
 
 export const editorModule: ViewModule = {
   id: 'editor',
-  tabViews: [{ kind: 'editor', scope: 'editor', component: PackageEditor, icon: '{}' }],
+  tabViews: [{ kind: 'editor', scope: 'editor', component: PackageEditor, icon: 'json' }],
   intents: {
     'skill.edit': ({ connection, skill, preview }) => {
       openEditor(connection, skill, preview === undefined ? {} : { preview });

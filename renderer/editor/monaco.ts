@@ -84,9 +84,23 @@ export function usePackageSchema(schema: Record<string, unknown>): void {
   });
 }
 
-/** Follows the workbench theme. */
+/** The Monaco theme of the workbench theme now. */
 export function monacoTheme(): 'vs' | 'vs-dark' {
   return document.documentElement.dataset['theme'] === 'light' ? 'vs' : 'vs-dark';
+}
+
+// Monaco's theme is global: one switch recolours every editor, diff and merge pane at once.
+// The workbench theme lives on <html data-theme>, so the editors follow that attribute
+// whoever sets it (the theme commands, the OS under "follow system").
+if (typeof MutationObserver === 'function' && typeof document !== 'undefined') {
+  let applied = monacoTheme();
+  monaco.editor.setTheme(applied);
+  new MutationObserver(() => {
+    const next = monacoTheme();
+    if (next === applied) return;
+    applied = next;
+    monaco.editor.setTheme(next);
+  }).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
 }
 
 export { monaco };

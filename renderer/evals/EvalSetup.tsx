@@ -7,7 +7,7 @@
  * each catalog's tokens against the 2,000-token budget with the runtime's
  * consequence when over it.
  */
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { DraftView, EvalPlanView, WorkbenchParams } from '../api/client';
 import { formatCount, formatUsd } from '../../core/report/format';
 import { useCommands } from '../shell/commands';
@@ -35,6 +35,8 @@ function runKey(): string {
 }
 
 export function EvalSetup({ tab }: TabViewProps) {
+  // Two setup tabs are mounted at once: their labels must each name their own field.
+  const uid = useId();
   const root = useRef<HTMLDivElement>(null);
   const params = tab.params as SetupParams;
   const [connection] = useState(params.connection ?? 'default');
@@ -178,8 +180,8 @@ export function EvalSetup({ tab }: TabViewProps) {
       </div>
       <div className="eval-setup-body">
         <section className="form-grid eval-form">
-          <label htmlFor="eval-skill">Skill</label>
-          <select id="eval-skill" className="input" value={skill} onChange={(e) => setSkill(e.target.value)} data-testid="eval-skill">
+          <label htmlFor={`${uid}-skill`}>Skill</label>
+          <select id={`${uid}-skill`} className="input" value={skill} onChange={(e) => setSkill(e.target.value)} data-testid="eval-skill">
             {skills.map((s) => (
               <option key={s} value={s}>
                 {s}
@@ -252,10 +254,10 @@ export function EvalSetup({ tab }: TabViewProps) {
             {bindings.error && <span className="error-text">{bindings.error}</span>}
           </div>
 
-          <label htmlFor="eval-repeats">Repeats</label>
-          <input id="eval-repeats" className="input narrow" type="number" min={1} max={100} value={repeats} onChange={(e) => setRepeats(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} data-testid="eval-repeats" />
-          <label htmlFor="eval-concurrency">Concurrency</label>
-          <input id="eval-concurrency" className="input narrow" type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(Math.max(1, Math.min(64, Number(e.target.value) || 1)))} />
+          <label htmlFor={`${uid}-repeats`}>Repeats</label>
+          <input id={`${uid}-repeats`} className="input narrow" type="number" min={1} max={100} value={repeats} onChange={(e) => setRepeats(Math.max(1, Math.min(100, Number(e.target.value) || 1)))} data-testid="eval-repeats" />
+          <label htmlFor={`${uid}-concurrency`}>Concurrency</label>
+          <input id={`${uid}-concurrency`} className="input narrow" type="number" min={1} max={64} value={concurrency} onChange={(e) => setConcurrency(Math.max(1, Math.min(64, Number(e.target.value) || 1)))} />
         </section>
 
         <section className="eval-plan" aria-live="polite" data-testid="eval-plan">

@@ -28,10 +28,10 @@ function EvalsExtension() {
 export const evalsModule: ViewModule = {
   id: 'evals',
   tabViews: [
-    { kind: SETUP_KIND, scope: 'evals', component: EvalSetup, icon: '⚗' },
-    { kind: RUN_KIND, scope: 'evals', component: EvalRun, icon: '▦' },
+    { kind: SETUP_KIND, scope: 'evals', component: EvalSetup, icon: 'beaker' },
+    { kind: RUN_KIND, scope: 'evals', component: EvalRun, icon: 'table' },
   ],
-  activities: [{ id: 'evals', title: 'Evaluations', icon: '⚗', order: 40, panel: RunsPanel, command: 'evals.showRuns' }],
+  activities: [{ id: 'evals', title: 'Evaluations', icon: 'beaker', order: 40, panel: RunsPanel, command: 'evals.showRuns' }],
   extensions: [EvalsExtension],
   intents: {
     'skill.evaluate': ({ connection, skill }) => openSetupTab({ connection, skill: `${skill.namespace}/${skill.name}` }),

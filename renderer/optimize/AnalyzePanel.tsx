@@ -5,8 +5,9 @@
  * the author's click; dropped proposals are listed with their reason. An
  * invalid draft gets its findings and no model call. Nothing is published.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { AdvisorAnalysisView, AdvisorProposalView } from '../../core/api/contract';
+import type { AdvisorAnalysisView, AdvisorProposalView, ProviderView } from '../../core/api/contract';
 import { workbenchClient } from '../api/client';
 import type { EditorRef } from '../editor/actions';
 import { SafeText } from '../shell/SafeText';
@@ -52,7 +53,25 @@ function Proposal({ proposal, normalized, onApply, applied }: { proposal: Adviso
   );
 }
 
+/** Providers that can run the advisor now: a hosted one with its key, a configured local model or endpoint; never a baseline (it does no structured tasks). */
+export function analysers(providers: readonly ProviderView[]): ProviderView[] {
+  return providers.filter(
+    (p) => p.kind !== 'baseline' && (p.keyConfigured === true || (p.id === 'openai-compatible' && Boolean(p.baseUrl)) || (p.kind === 'local' && p.aliases.some((a) => a.model))),
+  );
+}
+
+/** Why `spec` cannot analyse, or undefined when it may. */
+function specProblem(spec: string, capable: readonly ProviderView[] | undefined): string | undefined {
+  if (spec === '') return capable && capable.length === 0 ? noAnalyser : 'Name the advisor model';
+  if (/^baseline:/i.test(spec)) return 'A baseline cannot analyse: it does no structured tasks. Name a hosted or local model.';
+  return undefined;
+}
+
+const noAnalyser: string = 'No model that can analyse is configured: set a provider key (OPENAI_API_KEY, ANTHROPIC_API_KEY, GROQ_API_KEY), an OpenAI-compatible endpoint or a local model, then restart.';
+
 export function AnalyzePanel({ editor }: { editor: EditorRef }) {
+  const providers = useQuery({ queryKey: ['models', 'providers'], queryFn: () => workbenchClient()['models.list']({}), staleTime: 60_000 });
+  const capable = providers.data ? analysers(providers.data.providers) : undefined;
   const [model, setModel] = useState(rememberedModel);
   const [busy, setBusy] = useState(false);
   const [view, setView] = useState<AdvisorAnalysisView | undefined>();
@@ -92,6 +111,7 @@ export function AnalyzePanel({ editor }: { editor: EditorRef }) {
     setNote(`Applied ${p.id} to the draft (not published; Ctrl+Z undoes it).`);
   };
 
+  const blocked = specProblem(model.trim(), capable);
   const normalized = view?.normalized_text ? (JSON.parse(view.normalized_text) as unknown) : undefined;
   const analysis = view?.analysis;
 
@@ -101,14 +121,35 @@ export function AnalyzePanel({ editor }: { editor: EditorRef }) {
         The advisor sees the metadata, instructions, tool hints, activation examples, validation results and a resource index — never resource bodies or the change reason. Each proposal is
         checked against the package before it is shown.
       </p>
+      <p data-testid="analyze-models">
+        {capable === undefined
+          ? providers.error
+            ? `Which models can analyse is unknown: ${messageOf(providers.error)}`
+            : 'Looking for models that can analyse…'
+          : capable.length === 0
+            ? noAnalyser
+            : `Models that can analyse here: ${capable.map((p) => `${p.label} (${p.specExample})`).join(', ')}. Baselines cannot.`}
+      </p>
       <div className="form-grid">
         <label htmlFor="analyze-model">Advisor model</label>
         <input id="analyze-model" className="input" placeholder="openai:smart, anthropic:smart, openai-compatible:URL#MODEL" value={model} onChange={(e) => setModel(e.target.value)} data-testid="analyze-model" data-autofocus />
       </div>
       <div className="authoring-actions">
-        <button type="button" className="btn primary" disabled={busy || model.trim() === ''} onClick={() => void analyze()} data-testid="analyze-run">
+        <button
+          type="button"
+          className="btn primary"
+          disabled={busy || blocked !== undefined}
+          title={blocked}
+          onClick={() => void analyze()}
+          data-testid="analyze-run"
+        >
           {busy ? 'Analyzing…' : 'Analyze'}
         </button>
+        {blocked && (
+          <span className="muted" data-testid="analyze-blocked">
+            {blocked}
+          </span>
+        )}
       </div>
       {error && (
         <div className="inline-error" role="alert" data-testid="analyze-error">

@@ -2,12 +2,14 @@
  * "Improve description": runs the description optimizer on the editor's
  * draft (`optimize.start`), with live progress from `optimize.progressed`,
  * the candidates with their train score per model and catalog-token cost, the
- * held-out verdict and per-model comparison, and "Apply to draft", which puts
- * the winner's patch into the editor only when the held-out cases proved a
- * gain, and only on click. Nothing is published.
+ * held-out verdict and per-model comparison (by case and by answer: a model
+ * whose answers got worse is never shown under a green verdict), and "Apply
+ * to draft", which puts the winner's patch into the editor only when the
+ * held-out cases proved a gain, and only on click. Candidates of the keyword
+ * proposer are labelled as mechanical suggestions. Nothing is published.
  */
 import { useEffect, useRef, useState } from 'react';
-import type { OptimizeCandidateView, OptimizeModelScore, OptimizeProgress, OptimizeRunView } from '../../core/api/contract';
+import type { OptimizeCandidateView, OptimizeHeldoutView, OptimizeModelScore, OptimizeProgress, OptimizeRunView } from '../../core/api/contract';
 import { workbenchClient } from '../api/client';
 import type { EditorRef } from '../editor/actions';
 import { SafeText } from '../shell/SafeText';
@@ -16,6 +18,7 @@ import { applyPatchToText } from './patching';
 import { draftText, replaceDraftText } from './store';
 
 const BASELINES = ['baseline:lexical', 'baseline:embedding'];
+const KEYWORDS = 'baseline:keywords';
 const POLL_MS = 1500;
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(0)}%`);
@@ -24,6 +27,19 @@ function scoreOf(scores: readonly OptimizeModelScore[] | undefined, model: strin
   const s = scores?.find((x) => x.model === model);
   if (!s) return '—';
   return `${pct(s.accuracy)} (${s.correct}/${s.answered}${s.errors ? `, ${s.errors} err` : ''})`;
+}
+
+/** Where the winner fell short on a model, harm or within the margin. */
+function dropsOf(h: OptimizeHeldoutView): string[] {
+  const lost = h.comparison.test.bOnly;
+  return [...h.answers.drops, ...(lost > 0 ? [`${lost} case${lost === 1 ? '' : 's'} lost`] : [])];
+}
+
+/** How a model came out: a badge that is green only when it lost nothing. */
+function judgement(h: OptimizeHeldoutView): { label: string; tone: 'ok' | 'warn' | 'err' | 'neutral' } {
+  if (h.worse) return { label: 'worse', tone: 'err' };
+  if (dropsOf(h).length > 0) return { label: h.better ? 'better, with a drop' : 'lower, within margin', tone: 'warn' };
+  return h.better ? { label: 'better', tone: 'ok' } : { label: 'no difference', tone: 'neutral' };
 }
 
 function modelsOf(text: string): string[] {
@@ -125,6 +141,11 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
   };
 
   const modelList = report ? report.models.map((m) => m.spec) : (run?.models ?? modelsOf(models));
+  // What each round's proposer said (no room, nothing missed, ...), without the bare "no candidate to evaluate".
+  const notes = (report?.rounds ?? []).flatMap((r) => r.notes.filter((n) => n !== 'no candidate to evaluate').map((n) => `Round ${r.round}: ${n}`));
+  const dropped = (report?.heldout ?? []).map((h) => ({ model: h.model, drops: dropsOf(h) })).filter((d) => d.drops.length > 0);
+  // The keyword proposer appends words by rule: its candidates are suggestions a person should read, not a model's writing.
+  const mechanical = report ? report.proposer.isBaseline : (run?.proposer ?? proposer.trim()) === KEYWORDS;
   const share = progress && progress.total > 0 ? Math.min(1, progress.done / progress.total) : 0;
 
   return (
@@ -169,15 +190,20 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
           </div>
           <span className="muted">
             {/* Once finished, the verdict below says it. */}
-            <SafeText text={report ? `${run?.candidates.length ?? 0} candidates, ${report.rounds.length} round${report.rounds.length === 1 ? '' : 's'}, seed ${report.seed}` : progress.message} />
+            <SafeText text={report ? `${run?.candidates.length ?? 0} candidates, ${report.rounds.length} round${report.rounds.length === 1 ? '' : 's'}` : progress.message} />
             {progress.total > 0 && progress.phase !== 'done' ? ` · ${progress.done}/${progress.total} cells` : ''}
           </span>
         </div>
       )}
       {report && (
-        <section className={`authoring-verdict ${report.verdict === 'proven_gain' ? 'gain' : 'none'}`} data-testid="improve-verdict" data-verdict={report.verdict}>
+        <section className={`authoring-verdict ${report.verdict === 'proven_gain' ? (dropped.length > 0 ? 'gain-with-drop' : 'gain') : 'none'}`} data-testid="improve-verdict" data-verdict={report.verdict}>
           <strong>{report.verdict === 'proven_gain' ? 'Proven gain on held-out cases' : 'No proven gain'}</strong>
           <SafeText text={report.reason.replace(/^(?:no )?proven gain: /, '')} />
+          {report.verdict === 'proven_gain' && dropped.length > 0 && (
+            <div data-testid="improve-drops">
+              <SafeText text={`Lower on some answers, within the ${report.harm_margin} harm margin: ${dropped.map((d) => `${d.model} (${d.drops.join(', ')})`).join('; ')}.`} />
+            </div>
+          )}
           {report.heldout && (
             <table className="authoring-table compact" data-testid="improve-heldout">
               <thead>
@@ -185,24 +211,48 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
                   <th>Held-out ({report.split.heldout.length} cases)</th>
                   <th className="num">{report.best?.candidate ?? 'winner'}</th>
                   <th className="num">original</th>
-                  <th className="num">won / lost</th>
+                  <th className="num" title="Cases won and lost, each side by the majority of its repeats">won / lost</th>
                   <th className="num">McNemar p</th>
+                  <th className="num" title="False activations on should-not cases: share of answers that activated the skill">false activations</th>
+                  <th className="num" title="One-sided Wilcoxon signed-rank test of the per-case share of right answers">worse per answer p</th>
+                  <th>judged</th>
                 </tr>
               </thead>
               <tbody>
-                {report.heldout.map((h) => (
-                  <tr key={h.model}>
-                    <td>{h.model}</td>
-                    <td className="num">{pct(h.winner.accuracy)}</td>
-                    <td className="num">{pct(h.original.accuracy)}</td>
-                    <td className="num">
-                      {h.comparison.test.aOnly} / {h.comparison.test.bOnly}
-                    </td>
-                    <td className="num">{h.comparison.test.pValue.toPrecision(3)}</td>
-                  </tr>
-                ))}
+                {report.heldout.map((h) => {
+                  const j = judgement(h);
+                  return (
+                    <tr key={h.model} data-testid={`improve-heldout-${h.model}`} data-judged={j.label}>
+                      <td>{h.model}</td>
+                      <td className="num">{pct(h.winner.accuracy)}</td>
+                      <td className="num">{pct(h.original.accuracy)}</td>
+                      <td className="num">
+                        {h.comparison.test.aOnly} / {h.comparison.test.bOnly}
+                      </td>
+                      <td className="num">{h.comparison.test.pValue.toPrecision(3)}</td>
+                      <td className="num">
+                        {pct(h.answers.false_activation.winner)} vs {pct(h.answers.false_activation.original)}
+                      </td>
+                      <td className="num">{h.answers.test.p_worse.toPrecision(3)}</td>
+                      <td>
+                        <span className={`badge ${j.tone}`}>{j.label}</span>
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
+          )}
+          {report.heldout?.some((h) => h.answers.harm.length > 0) && (
+            <ul className="authoring-harm" data-testid="improve-harm">
+              {report.heldout
+                .filter((h) => h.answers.harm.length > 0)
+                .map((h) => (
+                  <li key={h.model}>
+                    <SafeText text={`${h.model}: ${h.answers.harm.join('; ')}`} />
+                  </li>
+                ))}
+            </ul>
           )}
           {report.heldout && (
             <details>
@@ -249,6 +299,11 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
         </div>
       )}
       {run?.status === 'stopped' && <div className="muted">Stopped. Run again with seed {run.seed} to reuse the recorded cells.</div>}
+      {mechanical && (candidates.length > 0 || report) && (
+        <div className="muted authoring-mechanical" data-testid="improve-mechanical">
+          <strong>Mechanical suggestions.</strong> {KEYWORDS} appends words of the missed requests by rule; it is not a language model. Read each one before applying it.
+        </div>
+      )}
       {(candidates.length > 0 || report) && (
         <table className="authoring-table" data-testid="improve-candidates">
           <thead>
@@ -279,13 +334,13 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
               </tr>
             )}
             {candidates.map((c) => (
-              <tr key={c.id} className={`${c.status}${report?.best?.candidate === c.id ? ' best' : ''}`} data-testid={`improve-candidate-${c.id}`}>
+              <tr key={c.id} className={`${c.status}${report?.best?.candidate === c.id ? ' best' : ''}${report?.winner?.candidate === c.id ? ' winner' : ''}`} data-testid={`improve-candidate-${c.id}`}>
                 <td>
                   {c.id}
-                  {report?.best?.candidate === c.id && <span className="badge ok">best</span>}
+                  {report?.winner?.candidate === c.id ? <span className="badge ok">proven</span> : report?.best?.candidate === c.id && <span className="badge neutral">best on train</span>}
                 </td>
                 <td className="desc">
-                  <SafeText text={c.description} />
+                  {mechanical && <span className="badge neutral">mechanical</span>} <SafeText text={c.description} />
                   {c.status === 'dropped' && (
                     <div className="error-text">
                       dropped ({c.reason}): <SafeText text={c.message ?? ''} />
@@ -305,6 +360,15 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
             ))}
           </tbody>
         </table>
+      )}
+      {notes.length > 0 && (
+        <ul className="authoring-notes muted" data-testid="improve-notes">
+          {notes.map((n) => (
+            <li key={n}>
+              <SafeText text={n} />
+            </li>
+          ))}
+        </ul>
       )}
     </div>
   );

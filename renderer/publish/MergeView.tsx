@@ -9,6 +9,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import type { MergeView as MergeResult } from '../../core/api/contract';
 import type { MergeConflict, MergeValue } from '../../core/package/merge';
 import { validatePackage } from '../../core/package/validate';
+import { diffWords } from '../../core/package/wordDiff';
 import { workbenchClient } from '../api/client';
 import { useCommands } from '../shell/commands';
 import { SafeText } from '../shell/SafeText';
@@ -78,7 +79,7 @@ export function MergeView({ tab }: TabViewProps) {
   }, [request]);
 
   const merge = loaded.state === 'ready' ? loaded.merge : undefined;
-  const rows = useMemo(() => (merge ? fieldRows(merge.base?.package ?? null, merge.theirs.package, merge.mine.package, merge.conflicts) : []), [merge]);
+  const rows = useMemo(() => (merge ? fieldRows(merge.base?.package ?? null, merge.theirs.package, merge.mine.package, merge.conflicts, merge.merged) : []), [merge]);
   const resolved = useMemo(() => (merge ? applyResolutions(merge.merged, merge.conflicts, resolutions) : undefined), [merge, resolutions]);
   const text = useMemo(() => (resolved ? packageText(resolved) : ''), [resolved]);
   const check = useMemo(() => (resolved && request ? validatePackage(text, { id: request.skill }) : undefined), [resolved, text, request]);
@@ -116,7 +117,8 @@ export function MergeView({ tab }: TabViewProps) {
     try {
       const verdict = await workbenchClient()['validate.package']({ text, skill: request.skill, connection: request.connection });
       if (!verdict.result.valid) {
-        setError(`The registry finds ${verdict.result.errors.length} error(s) in the merged package: ${verdict.result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
+        const n = verdict.result.errors.length;
+        setError(`The registry finds ${n} error${n === 1 ? '' : 's'} in the merged package: ${verdict.result.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
         return;
       }
       const theirs = request.conflict.theirs;
@@ -238,9 +240,15 @@ export function MergeView({ tab }: TabViewProps) {
                         {c.resource ? `${c.resource}: ${c.field}` : c.field.replace('activation_examples.', '')}
                         <span className="muted"> #{conflictIndex}</span>
                       </td>
-                      <td className="isolate" title={full(c.base)}>{preview(c.base)}</td>
-                      <td className="isolate" title={full(c.theirs)}>{preview(c.theirs)}</td>
-                      <td className="isolate" title={full(c.mine)}>{preview(c.mine)}</td>
+                      <td className="isolate merge-value">
+                        <ConflictValue value={c.base} />
+                      </td>
+                      <td className="isolate merge-value">
+                        <ConflictValue value={c.theirs} />
+                      </td>
+                      <td className="isolate merge-value">
+                        <ConflictValue value={c.mine} />
+                      </td>
                       <td className={chosen ? 'ok' : 'warn'}>{chosen ? `✓ ${chosen.pick === 'edit' ? 'edited' : chosen.pick}` : '⚠ conflict'}</td>
                       <td className="merge-actions">
                         <button type="button" className={`btn small${chosen?.pick === 'theirs' ? ' primary' : ''}`} onClick={() => resolve(index, { pick: 'theirs' })} data-testid="merge-take-theirs">
@@ -275,8 +283,10 @@ export function MergeView({ tab }: TabViewProps) {
                           <div className="merge-three">
                             {(['base', 'theirs', 'mine'] as const).map((side) => (
                               <div key={side}>
-                                <span className="muted">{side}</span>
-                                <pre className="isolate">{full(c[side])}</pre>
+                                <span className="muted">{side === 'base' ? 'base' : `${side} (changes against base highlighted)`}</span>
+                                <pre className="isolate" data-testid={`merge-three-${side}`}>
+                                  {side === 'base' ? full(c.base) : <WordChanges before={full(c.base)} after={full(c[side])} />}
+                                </pre>
                               </div>
                             ))}
                           </div>
@@ -310,6 +320,44 @@ export function MergeView({ tab }: TabViewProps) {
         ))}
       </footer>
     </div>
+  );
+}
+
+/** A conflicting value in full: a text wraps, a list shows one item per line. */
+function ConflictValue({ value }: { value: MergeValue | undefined }) {
+  if (value === null || value === undefined) return <span className="faint">(absent)</span>;
+  if (Array.isArray(value)) {
+    if (value.length === 0) return <span className="faint">(empty list)</span>;
+    return (
+      <ul className="merge-list">
+        {value.map((item, i) => (
+          <li key={i}>{typeof item === 'string' ? item : preview(item)}</li>
+        ))}
+      </ul>
+    );
+  }
+  return <>{typeof value === 'string' ? value : full(value)}</>;
+}
+
+/** `after` with the words it adds to `before` marked, and the words it drops struck through. */
+function WordChanges({ before, after }: { before: string; after: string }) {
+  const diff = useMemo(() => diffWords(before, after), [before, after]);
+  return (
+    <>
+      {diff.segments.map((segment, i) =>
+        segment.op === 'equal' ? (
+          <span key={i}>{segment.text}</span>
+        ) : segment.op === 'insert' ? (
+          <ins key={i} className="word-added" data-testid="merge-word-added">
+            {segment.text}
+          </ins>
+        ) : (
+          <del key={i} className="word-removed" data-testid="merge-word-removed">
+            {segment.text}
+          </del>
+        ),
+      )}
+    </>
   );
 }
 

@@ -7,11 +7,11 @@ import { provideEditorActions } from '../editor/actions';
 import { useTabsStore } from '../shell/useTabsStore';
 import type { ViewModule } from '../shell/views';
 import { MergeView } from './MergeView';
-import { onPublishConflict, publishDraft } from './publish';
+import { onPublishConflict, requestPublish } from './publish';
 import { PublishDialog } from './PublishDialog';
 import './publish.css';
 
-provideEditorActions({ publish: (editor) => void publishDraft(editor) });
+provideEditorActions({ publish: requestPublish });
 
 onPublishConflict((request) => {
   useTabsStore.getState().open({
@@ -26,6 +26,6 @@ onPublishConflict((request) => {
 
 export const publishModule: ViewModule = {
   id: 'publish',
-  tabViews: [{ kind: 'merge', scope: 'merge', component: MergeView, icon: '≠' }],
+  tabViews: [{ kind: 'merge', scope: 'merge', component: MergeView, icon: 'git-merge' }],
   extensions: [PublishDialog],
 };

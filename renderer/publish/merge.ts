@@ -45,18 +45,23 @@ function topField(conflict: MergeConflict): string {
   return conflict.field;
 }
 
-/** The field table of a merge. */
-export function fieldRows(base: SkillPackage | null, theirs: SkillPackage, mine: SkillPackage, conflicts: readonly MergeConflict[]): FieldRow[] {
+/**
+ * The field table of a merge. A field's state says where the value the merge
+ * produced (`merged`) comes from, so a row never claims theirs while the result
+ * carries mine (`change_reason` always takes mine).
+ */
+export function fieldRows(base: SkillPackage | null, theirs: SkillPackage, mine: SkillPackage, conflicts: readonly MergeConflict[], merged: SkillPackage = mine): FieldRow[] {
   return MERGE_FIELDS.map((field) => {
     const own = conflicts.filter((c) => topField(c) === field);
     if (own.length > 0) return { field, state: 'conflict', conflicts: own };
     const b = valueAt(base, field);
     const t = valueAt(theirs, field);
     const m = valueAt(mine, field);
+    const r = valueAt(merged, field);
     let state: FieldRow['state'];
     if (jsonEqual(t, m)) state = base && jsonEqual(b, t) ? 'unchanged' : 'same';
-    else if (base && jsonEqual(b, t)) state = 'mine';
-    else if (base && jsonEqual(b, m)) state = 'theirs';
+    else if (jsonEqual(r, m)) state = 'mine';
+    else if (jsonEqual(r, t)) state = 'theirs';
     else state = 'merged';
     return { field, state, conflicts: [] };
   });

@@ -10,12 +10,14 @@ import type { Finding, SkillId } from '../../core/package/types';
 import { workbenchClient } from '../api/client';
 import type { DraftBase } from '../editor/document';
 import type { EditorRef } from '../editor/actions';
+import { setValueEdit } from '../editor/formEdits';
 import { useEditorStore } from '../editor/useEditorStore';
 import { messageOf } from '../shell/useNotificationsStore';
 import { PublishAttempts } from './attempt';
 
 /** What the publish dialog shows. */
 export type PublishDialogState =
+  | { state: 'confirm'; tabId: string; skill: SkillId; connection: string; base: DraftBase }
   | { state: 'publishing'; tabId: string; skill: SkillId; connection: string; base: DraftBase; key: string; retry: boolean }
   | { state: 'done'; tabId: string; skill: SkillId; connection: string; outcome: PublishOutcome }
   | { state: 'refused'; tabId: string; skill: SkillId; connection: string; message: string; findings: Finding[] }
@@ -102,7 +104,40 @@ export async function publishText(target: { tabId: string; connection: string; s
   }
 }
 
-/** The editor's Publish: the draft's current text on its recorded base. */
+/**
+ * The editor's Publish: opens the publish dialog on the draft (its change
+ * summary against the base, the change reason, the target), which publishes
+ * with {@link publishWithReason} once confirmed.
+ */
+export function requestPublish(editor: EditorRef): void {
+  const doc = useEditorStore.getState().docs[editor.tabId];
+  if (!doc) return;
+  usePublishStore.setState({ dialog: { state: 'confirm', tabId: editor.tabId, skill: editor.skill, connection: editor.connection, base: doc.base } });
+}
+
+/** `text` with its `change_reason` set to `reason` (an edit of that one value; the rest of the text is kept byte for byte). */
+export function withChangeReason(text: string, reason: string): string {
+  const edit = setValueEdit(text, '/change_reason', reason);
+  return edit ? text.slice(0, edit.start) + edit.text + text.slice(edit.end) : text;
+}
+
+/**
+ * Publishes the draft of `editor` with `reason` as its change reason: the
+ * editor takes the reason first (one undoable edit), so what is published is
+ * what the editor shows.
+ */
+export function publishWithReason(editor: EditorRef, reason: string): Promise<PublishOutcome | undefined> {
+  const doc = useEditorStore.getState().docs[editor.tabId];
+  if (!doc) return Promise.resolve(undefined);
+  const text = withChangeReason(doc.text, reason);
+  if (text !== doc.text) {
+    useEditorStore.getState().replaceText(editor.tabId, text);
+    useEditorStore.getState().patch(editor.tabId, { text });
+  }
+  return publishText(editor, text, doc.base);
+}
+
+/** Publishes the draft's current text on its recorded base (a retry of the same attempt). */
 export function publishDraft(editor: EditorRef): Promise<PublishOutcome | undefined> {
   const doc = useEditorStore.getState().docs[editor.tabId];
   if (!doc) return Promise.resolve(undefined);

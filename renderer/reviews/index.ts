@@ -9,6 +9,6 @@ export { openReview } from './open';
 
 export const reviewsModule: ViewModule = {
   id: 'reviews',
-  activities: [{ id: 'reviews', title: 'Reviews', icon: '✓', order: 30, panel: ReviewsPanel }],
-  tabViews: [{ kind: 'review', scope: 'review', component: ReviewView, icon: '✓' }],
+  activities: [{ id: 'reviews', title: 'Reviews', icon: 'git-pull-request', order: 30, panel: ReviewsPanel }],
+  tabViews: [{ kind: 'review', scope: 'review', component: ReviewView, icon: 'git-pull-request' }],
 };

@@ -1,4 +1,9 @@
-/** The activity bar: one button per registered activity, the help sheet at the bottom. */
+/**
+ * The activity bar: one button per registered activity, drawn with VS Code's
+ * codicons, each with a tooltip naming it and its shortcut; the command
+ * palette and the help sheet at the bottom.
+ */
+import { Glyph, Icon } from './icons';
 import { keymapEntry, keysOf } from './keymap';
 import { currentPlatform, formatChord } from './keys';
 import { useLayoutStore } from './useLayoutStore';
@@ -37,7 +42,7 @@ export function ActivityBar() {
               else setActivity(activity.id);
             }}
           >
-            <span aria-hidden="true">{activity.icon}</span>
+            <Glyph glyph={activity.icon} size={22} />
           </button>
         );
       })}
@@ -50,7 +55,7 @@ export function ActivityBar() {
         data-testid="activity-palette"
         onClick={() => show({ kind: 'commands' })}
       >
-        <span aria-hidden="true">⌘</span>
+        <Icon name="terminal" size={22} />
       </button>
       <button
         type="button"
@@ -60,7 +65,7 @@ export function ActivityBar() {
         data-testid="activity-help"
         onClick={() => show({ kind: 'help' })}
       >
-        <span aria-hidden="true">?</span>
+        <Icon name="question" size={22} />
       </button>
     </nav>
   );

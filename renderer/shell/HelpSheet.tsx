@@ -10,12 +10,18 @@ import { usePaletteStore } from './usePaletteStore';
 
 export function HelpSheet() {
   const mode = usePaletteStore((s) => s.mode);
+  // Mounted afresh on every opening, so the sheet never opens on the last filter.
+  return mode?.kind === 'help' ? <HelpSheetBody /> : null;
+}
+
+function HelpSheetBody() {
   const close = usePaletteStore((s) => s.close);
   const [filter, setFilter] = useState('');
-  if (mode?.kind !== 'help') return null;
   const platform = currentPlatform();
   const needle = filter.trim().toLowerCase();
   const scopes = [...new Set(KEYMAP.map((e) => e.when))] as Scope[];
+  const matches = (e: (typeof KEYMAP)[number]) => keysOf(e, platform).length > 0 && (!needle || `${e.category} ${e.title} ${keysOf(e, platform).join(' ')}`.toLowerCase().includes(needle));
+  const none = !KEYMAP.some(matches);
   return (
     <Modal title="Keyboard shortcuts" testId="help-sheet" wide onDismiss={close}>
       <input
@@ -28,11 +34,14 @@ export function HelpSheet() {
         data-testid="help-filter"
       />
       <div className="help-sheet">
+        {none && (
+          <p className="muted help-empty" role="status" data-testid="help-no-matches">
+            No shortcut matches “{filter.trim()}”.
+          </p>
+        )}
         <table>
           {scopes.map((scope) => {
-            const rows = KEYMAP.filter((e) => e.when === scope && keysOf(e, platform).length > 0).filter(
-              (e) => !needle || `${e.category} ${e.title} ${keysOf(e, platform).join(' ')}`.toLowerCase().includes(needle),
-            );
+            const rows = KEYMAP.filter((e) => e.when === scope && matches(e));
             if (rows.length === 0) return null;
             return (
               <tbody key={scope} data-testid={`help-scope-${scope}`}>

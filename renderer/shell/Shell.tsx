@@ -30,30 +30,31 @@ function Shortcut({ command }: { command: string }) {
   return key ? <kbd>{formatChord(key, currentPlatform())}</kbd> : null;
 }
 
-function Welcome() {
+/** The first page: each row is an action, run as its shortcut would run it. */
+function Welcome({ root }: { root: React.RefObject<HTMLDivElement | null> }) {
   const rows: [string, string][] = [
     ['view.catalog', 'Browse the catalog of the active connection'],
     ['quickOpen.show', 'Go to a skill by name'],
     ['connection.switch', 'Switch connection'],
-    ['palette.show', 'Every command'],
+    ['palette.show', 'Show every command'],
     ['help.shortcuts', 'Keyboard shortcuts'],
   ];
+  const run = (command: string) => {
+    const result = executeCommand(command, root.current, (error) => useNotificationsStore.getState().push('error', messageOf(error)));
+    if (result !== true) useNotificationsStore.getState().push('info', `${keymapEntry(command).title}: ${result}`);
+  };
   return (
-    <div className="empty-state" data-testid="welcome">
+    <div className="empty-state welcome" data-testid="welcome">
       <strong>Skillbench</strong>
       <span>Author, evaluate and publish agent skill packages.</span>
-      <table className="welcome-keys">
-        <tbody>
-          {rows.map(([command, text]) => (
-            <tr key={command}>
-              <td>{text}</td>
-              <td>
-                <Shortcut command={command} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div className="welcome-actions" role="list" aria-label="Start">
+        {rows.map(([command, text]) => (
+          <button key={command} type="button" role="listitem" className="welcome-row" onClick={() => run(command)} data-testid={`welcome-${command}`}>
+            <span className="welcome-text">{text}</span>
+            <Shortcut command={command} />
+          </button>
+        ))}
+      </div>
     </div>
   );
 }
@@ -160,7 +161,7 @@ export function Shell() {
         <Sidebar />
         <main className="main" aria-label="Tabs">
           <TabStrip />
-          <TabHost empty={<Welcome />} />
+          <TabHost empty={<Welcome root={root} />} />
         </main>
         <StatusBar />
         {registry.extensions.map((Extension, i) => (

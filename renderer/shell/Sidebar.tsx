@@ -4,7 +4,7 @@ import { SIDEBAR_MAX, SIDEBAR_MIN, useLayoutStore } from './useLayoutStore';
 import { useRegistry } from './views';
 
 export function Sidebar() {
-  const { activities } = useRegistry();
+  const { activities, sidebarSections } = useRegistry();
   const visible = useLayoutStore((s) => s.sidebarVisible);
   const width = useLayoutStore((s) => s.sidebarWidth);
   const selected = useLayoutStore((s) => s.activity);
@@ -16,7 +16,14 @@ export function Sidebar() {
   const Panel = activity.panel;
   return (
     <aside className="sidebar" style={{ width }} aria-label={activity.title} data-testid={`sidebar-${activity.id}`} data-sidebar>
-      <Panel />
+      <div className="sidebar-scroll">
+        <Panel />
+        {sidebarSections
+          .filter((section) => section.activity === activity.id)
+          .map((section, i) => (
+            <section.component key={i} />
+          ))}
+      </div>
       <div
         className="sidebar-resizer"
         role="separator"

@@ -79,7 +79,7 @@ export function StatusBar() {
         {connection?.protected && <span title="Protected: publishes need an approved review">🔒</span>}
       </button>
       {status?.problems && (
-        <span className="status-item" data-testid="status-problems" title={`${status.problems.errors} errors, ${status.problems.warnings} warnings`}>
+        <span className="status-item" data-testid="status-problems" title={`${status.problems.errors} error${status.problems.errors === 1 ? '' : 's'}, ${status.problems.warnings} warning${status.problems.warnings === 1 ? '' : 's'}`}>
           <span className={status.problems.errors ? 'err' : undefined} data-testid="status-errors">
             <ErrorIcon /> {status.problems.errors}
           </span>

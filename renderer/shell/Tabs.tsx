@@ -6,6 +6,7 @@
 import { createContext, useContext, useEffect, useRef, type RefObject } from 'react';
 import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
 import { closeTabs } from './guard';
+import { Glyph } from './icons';
 import { useTabsStore, type Tab } from './useTabsStore';
 import { useRegistry } from './views';
 
@@ -60,8 +61,8 @@ export function TabStrip() {
             }}
           >
             {tabView(tab.kind)?.icon && (
-              <span aria-hidden="true" className="faint">
-                {tabView(tab.kind)!.icon}
+              <span className="tab-icon">
+                <Glyph glyph={tabView(tab.kind)!.icon!} size={14} />
               </span>
             )}
             <span className="tab-title isolate">{tab.title}</span>

@@ -32,6 +32,28 @@ function normalize(spec: HandlerSpec): CommandHandler {
 }
 
 /**
+ * Attaches handlers to a scope element outside React (tests, non-React
+ * roots); `get(id)` returns the current handler of `id`. Returns the detach function.
+ */
+export function registerCommands(element: Element, ids: readonly string[], get: (id: string) => HandlerSpec | undefined): () => void {
+  let map = registry.get(element);
+  if (!map) {
+    map = new Map();
+    registry.set(element, map);
+  }
+  const own = map;
+  for (const id of ids) {
+    own.set(id, () => {
+      const spec = get(id);
+      return spec ? normalize(spec) : { run: () => undefined, enabled: () => 'Not available here' };
+    });
+  }
+  return () => {
+    for (const id of ids) own.delete(id);
+  };
+}
+
+/**
  * Attaches `handlers` (command id → handler) to the scope element in `ref` while
  * the component is mounted. Handlers may change every render; the latest ones run.
  */
@@ -42,21 +64,7 @@ export function useCommands(ref: RefObject<Element | null>, handlers: Record<str
   useEffect(() => {
     const element = ref.current;
     if (!element) return;
-    let map = registry.get(element);
-    if (!map) {
-      map = new Map();
-      registry.set(element, map);
-    }
-    const own = ids.split('\n').filter(Boolean);
-    for (const id of own) {
-      map.set(id, () => {
-        const spec = latest.current[id];
-        return spec ? normalize(spec) : { run: () => undefined, enabled: () => 'Not available here' };
-      });
-    }
-    return () => {
-      for (const id of own) map?.delete(id);
-    };
+    return registerCommands(element, ids.split('\n').filter(Boolean), (id) => latest.current[id]);
   }, [ref, ids]);
 }
 
@@ -100,23 +108,55 @@ export function firesInTextField(entry: KeymapEntry, chord: Chord): boolean {
   return chord.key.length > 1 && !PRINTABLE_NAMED.has(chord.key);
 }
 
-/** Whether `target` takes typed text (inputs, text areas, Monaco, contenteditable). */
-export function isTextField(target: EventTarget | null): boolean {
-  if (!(target instanceof Element)) return false;
-  if (target instanceof HTMLTextAreaElement) return true;
-  if (target instanceof HTMLInputElement) {
-    return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file'].includes(target.type);
-  }
-  if (target instanceof HTMLSelectElement) return true;
-  return (target as HTMLElement).isContentEditable === true;
+/** Input types that take no typed text: a key pressed on them is a shortcut. */
+const NON_TEXT_INPUTS = new Set(['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file', 'image', 'hidden']);
+
+/** Roles of elements that take typed text though they are none of the native fields. */
+const TEXT_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
+
+/** The parts of a DOM element the text-field rule reads (so it runs on plain objects in unit tests too). */
+export interface ElementLike {
+  tagName: string;
+  type?: string;
+  isContentEditable?: boolean;
+  /** The EditContext API's context, set on elements that edit text without being a field (Monaco 0.57's `native-edit-context`). */
+  editContext?: unknown;
+  getAttribute(name: string): string | null;
+  closest?(selector: string): unknown;
+}
+
+function isElementLike(target: unknown): target is ElementLike {
+  return typeof target === 'object' && target !== null && typeof (target as ElementLike).tagName === 'string' && typeof (target as ElementLike).getAttribute === 'function';
+}
+
+/**
+ * Whether `target` takes typed text, so a bare printable key pressed there is
+ * text and never a shortcut: native fields (text inputs, text areas, selects),
+ * content-editable elements, elements that edit through the EditContext API,
+ * elements whose role says they take text, and anything focused inside a code
+ * editor (Monaco types into a `native-edit-context` div, older versions into a
+ * hidden text area; its find widget and suggestions take keys too).
+ */
+export function isTextField(target: EventTarget | ElementLike | null): boolean {
+  if (!isElementLike(target)) return false;
+  const tag = target.tagName.toUpperCase();
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (tag === 'INPUT') return !NON_TEXT_INPUTS.has((target.type ?? target.getAttribute('type') ?? 'text').toLowerCase());
+  if (target.isContentEditable === true) return true;
+  const editable = target.getAttribute('contenteditable');
+  if (editable !== null && editable.toLowerCase() !== 'false') return true;
+  if (target.editContext !== undefined && target.editContext !== null) return true;
+  if (TEXT_ROLES.has(target.getAttribute('role') ?? '') && target.getAttribute('aria-readonly') !== 'true') return true;
+  return typeof target.closest === 'function' && target.closest('.monaco-editor') != null;
 }
 
 /** Whether Enter or Space on `target` activates it (a button, a link, a checkbox...), so the keymap leaves those keys to it. */
-export function isActivatable(target: EventTarget | null): boolean {
-  if (!(target instanceof Element)) return false;
-  if (target instanceof HTMLButtonElement || target.tagName === 'SUMMARY') return true;
-  if (target instanceof HTMLAnchorElement) return target.hasAttribute('href');
-  if (target instanceof HTMLInputElement) return ['checkbox', 'radio', 'button', 'submit', 'reset'].includes(target.type);
+export function isActivatable(target: EventTarget | ElementLike | null): boolean {
+  if (!isElementLike(target)) return false;
+  const tag = target.tagName.toUpperCase();
+  if (tag === 'BUTTON' || tag === 'SUMMARY') return true;
+  if (tag === 'A') return target.getAttribute('href') !== null;
+  if (tag === 'INPUT') return ['checkbox', 'radio', 'button', 'submit', 'reset'].includes((target.type ?? target.getAttribute('type') ?? 'text').toLowerCase());
   return ['button', 'checkbox', 'radio', 'switch', 'menuitem', 'tab', 'link'].includes(target.getAttribute('role') ?? '');
 }
 

@@ -32,6 +32,8 @@ export interface Intents {
   'skill.history': { connection: string; skill: SkillId };
   /** Set up an evaluation of a skill. */
   'skill.evaluate': { connection: string; skill: SkillId };
+  /** Open the catalog of a connection. */
+  'catalog.open': { connection: string };
 }
 
 /** The name of an intent. */
@@ -47,6 +49,7 @@ const UNAVAILABLE: Record<IntentName, string> = {
   'skill.diff': 'The diff view is not part of this build',
   'skill.history': 'The version history is not part of this build',
   'skill.evaluate': 'Evaluation is not part of this build yet',
+  'catalog.open': 'The catalog is not part of this build',
 };
 
 /** Intent `name` of `registry` as a function, or why it is not available. */

@@ -62,6 +62,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'theme.light', category: 'Preferences', title: 'Color Theme: Light', when: 'global' },
   { command: 'theme.system', category: 'Preferences', title: 'Color Theme: Follow System', when: 'global' },
   { command: 'help.shortcuts', category: 'Help', title: 'Keyboard Shortcuts', keys: ['?'], when: 'global' },
+  { command: 'interop.import', category: 'Workspace', title: 'Import SKILL.md…', when: 'global' },
 
   // catalog
   { command: 'catalog.search', category: 'Catalog', title: 'Search Skills', keys: ['Mod+F', '/'], when: 'catalog' },
@@ -105,6 +106,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'editor.publish', category: 'Editor', title: 'Publish Draft', keys: ['Mod+Shift+Enter'], when: 'editor' },
   { command: 'editor.analyze', category: 'Editor', title: 'Analyze with the Advisor', when: 'editor' },
   { command: 'editor.improveDescription', category: 'Editor', title: 'Improve Description…', when: 'editor' },
+  { command: 'editor.exportSkillMd', category: 'Editor', title: 'Export as SKILL.md', when: 'editor' },
 
   // diff
   { command: 'diff.nextChange', category: 'Diff', title: 'Go to Next Change', keys: ['F7'], when: 'diff' },

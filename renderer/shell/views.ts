@@ -22,7 +22,7 @@ export interface TabView {
   /** The keymap scope of its root element. */
   scope: Scope;
   component: ComponentType<TabViewProps>;
-  /** A short glyph before the title. */
+  /** The icon before the title: a codicon name (see `icons.tsx`) or a short text glyph. */
   icon?: string;
 }
 
@@ -30,7 +30,7 @@ export interface TabView {
 export interface Activity {
   id: string;
   title: string;
-  /** A short glyph. */
+  /** A codicon name (see `icons.tsx`) or a short text glyph. */
   icon: string;
   /** Lower comes first. */
   order: number;
@@ -39,6 +39,15 @@ export interface Activity {
   run?: () => void;
   /** The command whose shortcut the tooltip shows. */
   command?: string;
+}
+
+/** A section a module adds below an activity's sidebar panel (the workspace below the connections). */
+export interface SidebarSection {
+  /** The activity whose panel it follows. */
+  activity: string;
+  /** Lower comes first. */
+  order: number;
+  component: ComponentType;
 }
 
 /** One result of quick open (`Mod+P`). */
@@ -70,6 +79,7 @@ export interface ViewModule {
   id: string;
   tabViews?: TabView[];
   activities?: Activity[];
+  sidebarSections?: SidebarSection[];
   quickOpen?: QuickOpenProvider[];
   /**
    * Components mounted once inside the shell, for global command handlers
@@ -87,6 +97,7 @@ export interface ViewRegistry {
   modules: readonly ViewModule[];
   tabView(kind: string): TabView | undefined;
   activities: Activity[];
+  sidebarSections: SidebarSection[];
   quickOpen: QuickOpenProvider[];
   extensions: ComponentType[];
 }
@@ -109,6 +120,7 @@ export function createRegistry(modules: readonly ViewModule[]): ViewRegistry {
     modules,
     tabView: (kind) => kinds.get(kind),
     activities: activities.sort((a, b) => a.order - b.order),
+    sidebarSections: modules.flatMap((m) => m.sidebarSections ?? []).sort((a, b) => a.order - b.order),
     quickOpen: modules.flatMap((m) => m.quickOpen ?? []),
     extensions: modules.flatMap((m) => m.extensions ?? []),
   };

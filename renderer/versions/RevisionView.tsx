@@ -3,10 +3,11 @@
  * registry normalized it. Nothing here can be edited or published; the text is
  * shown as inert text.
  */
-import { useEffect, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import type { SkillId } from '../../core/package/types';
-import { workbenchClient, type PackageRevision } from '../api/client';
 import { SafeText } from '../shell/SafeText';
+import { revisionQuery, useLastStoreChange } from '../storeData/queries';
+import { UpdatedCue } from '../storeData/UpdatedCue';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
 
@@ -14,17 +15,13 @@ export function RevisionView({ tab }: TabViewProps) {
   const connection = String(tab.params['connection'] ?? '');
   const skill = tab.params['skill'] as SkillId;
   const version = tab.params['version'] as number | 'published';
-  const [revision, setRevision] = useState<PackageRevision | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    let live = true;
-    const api = workbenchClient();
-    const read = version === 'published' ? api['packages.get']({ connection, skill, version }) : api['versions.get']({ connection, skill, version });
-    read.then((r) => live && setRevision(r)).catch((e: unknown) => live && setError(messageOf(e)));
-    return () => {
-      live = false;
-    };
-  }, [connection, skill.namespace, skill.name, version]);
+  // A published revision follows publications; a retained one can only turn into a tombstone.
+  const query = useQuery(revisionQuery(connection, skill, version));
+  const revision = query.data;
+  const error = query.error ? messageOf(query.error) : undefined;
+  const skillChange = useLastStoreChange(connection, skill);
+  // A fixed version changes only by its deletion; the published one by every publication.
+  const lastChange = version === 'published' || (skillChange?.kind === 'deleted' && skillChange.versions?.includes(version)) ? skillChange : undefined;
   const key = `${skill.namespace}/${skill.name}`;
   return (
     <div className="view revision-view" data-testid={`revision-${key}@${version}`}>
@@ -33,6 +30,7 @@ export function RevisionView({ tab }: TabViewProps) {
           <SafeText text={key} /> <span className="mono">{version === 'published' ? 'published' : `v${version}`}</span>
         </h1>
         <span className="badge neutral">read-only</span>
+        <UpdatedCue change={lastChange} refreshing={query.isFetching && !query.isPending} testId="revision-updated" />
         {revision?.published && <span className="badge ok">PUBLISHED</span>}
         {revision && (
           <span className="muted" title={revision.created_at}>

@@ -4,60 +4,70 @@
  * and why, opening any retained version read-only, comparing two, and the
  * guarded deletion of one version or a range.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import type { SkillId } from '../../core/package/types';
-import { workbenchClient, type VersionView } from '../api/client';
+import type { VersionView } from '../api/client';
+import { useLastStoreChange, versionsQuery } from '../storeData/queries';
+import { UpdatedCue } from '../storeData/UpdatedCue';
 import { useConnection } from '../connections/useConnectionsStore';
 import { ago } from '../catalog/CatalogView';
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';
-import { SafeText } from '../shell/SafeText';
+import { SafeText, visibleControls } from '../shell/SafeText';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
 import { DeleteDialog } from './DeleteDialog';
-
-interface History {
-  versions: VersionView[];
-  next: number | null;
-  published: number;
-  etag: string;
-  loading: boolean;
-  error?: string;
-}
 
 /** `namespace/name`. */
 export function keyOf(skill: SkillId): string {
   return `${skill.namespace}/${skill.name}`;
 }
 
+/** The history of `skill` through the query cache: pages of 50, newest first; a store event re-reads the pages shown. */
 function useHistory(connection: string, skill: SkillId) {
-  const [history, setHistory] = useState<History>({ versions: [], next: null, published: 0, etag: '', loading: true });
-  const generation = useRef(0);
-  const load = useCallback(
-    async (before: number | undefined, previous: VersionView[]) => {
-      const gen = ++generation.current;
-      setHistory((h) => ({ ...h, loading: true }));
-      try {
-        const page = await workbenchClient()['versions.list']({ connection, skill, ...(before !== undefined && { before }), limit: 50 });
-        if (gen !== generation.current) return;
-        setHistory({ versions: previous.concat(page.versions), next: page.next_before, published: page.published, etag: page.etag, loading: false });
-      } catch (error) {
-        if (gen === generation.current) setHistory((h) => ({ ...h, loading: false, error: messageOf(error) }));
-      }
-    },
-    [connection, skill.namespace, skill.name],
-  );
-  useEffect(() => {
-    void load(undefined, []);
-  }, [load]);
+  const query = useInfiniteQuery(versionsQuery(connection, skill));
+  const pages = query.data?.pages;
+  const versions = useMemo(() => pages?.flatMap((p) => p.versions) ?? [], [pages]);
+  const last = pages?.[pages.length - 1];
+  const history = {
+    versions,
+    next: last?.next ?? null,
+    published: pages?.[0]?.published ?? 0,
+    loading: query.isPending || query.isFetchingNextPage,
+    refreshing: query.isFetching && !query.isFetchingNextPage && pages !== undefined,
+    ...(query.error ? { error: messageOf(query.error) } : {}),
+  };
   return {
     history,
-    reload: () => void load(undefined, []),
+    reload: () => void query.refetch(),
     more: () => {
-      if (history.next !== null && !history.loading) void load(history.next, history.versions);
+      if (query.hasNextPage && !query.isFetching) void query.fetchNextPage();
     },
   };
+}
+
+/** How long ago, in words: "just now", "1 minute ago", "3 hours ago", "2 days ago". */
+export function agoInWords(iso: string, now = Date.now()): string {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return '';
+  const s = Math.max(0, (now - t) / 1000);
+  const unit = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'} ago`;
+  if (s < 45) return 'just now';
+  if (s < 3600) return unit(Math.max(1, Math.round(s / 60)), 'minute');
+  if (s < 86_400) return unit(Math.round(s / 3600), 'hour');
+  if (s < 86_400 * 30) return unit(Math.round(s / 86_400), 'day');
+  if (s < 86_400 * 365) return unit(Math.round(s / (86_400 * 30)), 'month');
+  return unit(Math.round(s / (86_400 * 365)), 'year');
+}
+
+/** A tombstone as a sentence: "deleted 3 minutes ago by ana: leaked secret", with only what the store recorded. */
+export function tombstoneText(v: Pick<VersionView, 'deleted_at' | 'deleted_by' | 'deletion_reason'>, now = Date.now()): string {
+  const when = v.deleted_at ? ` ${agoInWords(v.deleted_at, now)}` : '';
+  const who = v.deleted_by ? ` by ${visibleControls(v.deleted_by)}` : '';
+  const why = v.deletion_reason ? `: ${visibleControls(v.deletion_reason)}` : '';
+  return `deleted${when}${who}${why}`;
 }
 
 /** Why a version cannot be deleted, or undefined when it can. */
@@ -74,6 +84,7 @@ export function VersionsView({ tab, active }: TabViewProps) {
   const conn = useConnection(connection);
   const scope = useTabScope();
   const { history, reload, more } = useHistory(connection, skill);
+  const lastChange = useLastStoreChange(connection, skill);
   const [showTombstones, setShowTombstones] = useState(true);
   const [cursor, setCursor] = useState(0);
   const [picked, setPicked] = useState<number[]>([]);
@@ -134,6 +145,7 @@ export function VersionsView({ tab, active }: TabViewProps) {
         <h1>
           <SafeText text={key} /> <span className="muted">@</span> <SafeText text={conn?.label ?? connection} />
         </h1>
+        <UpdatedCue change={lastChange} refreshing={history.refreshing} testId="versions-updated" />
         <span className="spacer" />
         <button
           type="button"
@@ -201,16 +213,7 @@ export function VersionsView({ tab, active }: TabViewProps) {
               </span>
               {tomb ? (
                 <span className="version-text muted" data-testid={`version-tombstone-${v.version}`}>
-                  tombstone — deleted{v.deleted_by ? <> by <SafeText text={v.deleted_by} /></> : ''}{' '}
-                  <span title={v.deleted_at}>{v.deleted_at ? `${ago(v.deleted_at)} ago` : ''}</span>
-                  {v.deletion_reason ? (
-                    <>
-                      , reason “<SafeText text={v.deletion_reason} />”
-                    </>
-                  ) : (
-                    ''
-                  )}{' '}
-                  <span className="faint">(content unavailable)</span>
+                  {tombstoneText(v)} <span className="faint">(content unavailable)</span>
                 </span>
               ) : (
                 <span className="version-text">

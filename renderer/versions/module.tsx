@@ -5,10 +5,16 @@
  */
 import type { SkillId } from '../../core/package/types';
 import { useCommands } from '../shell/commands';
+import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { visibleControls } from '../shell/SafeText';
 import { useTabsStore } from '../shell/useTabsStore';
 import { useShellRoot, type ViewModule } from '../shell/views';
 import { RevisionView } from './RevisionView';
 import { VersionsView } from './VersionsView';
+
+function connectionLabel(name: string): string {
+  return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
+}
 
 /** Opens (or focuses) the history of `skill` on `connection`. */
 export function openHistory(connection: string, skill: SkillId): string {
@@ -17,7 +23,7 @@ export function openHistory(connection: string, skill: SkillId): string {
     id: `versions:${connection}:${key}`,
     kind: 'versions',
     title: `History · ${skill.name}`,
-    description: `${key} @ ${connection}`,
+    description: `${key} @ ${connectionLabel(connection)}`,
     connectionId: connection,
     params: { connection, skill: { namespace: skill.namespace, name: skill.name } },
   });
@@ -31,7 +37,7 @@ export function openRevision(connection: string, skill: SkillId, version: number
     id: `revision:${connection}:${key}@${version}`,
     kind: 'revision',
     title: `${skill.name} ${label}`,
-    description: `${key} ${label} @ ${connection} (read-only)`,
+    description: `${key} ${label} @ ${connectionLabel(connection)} (read-only)`,
     connectionId: connection,
     params: { connection, skill: { namespace: skill.namespace, name: skill.name }, version },
     preview,
@@ -63,8 +69,8 @@ function VersionsCommands() {
 export const versionsModule: ViewModule = {
   id: 'versions',
   tabViews: [
-    { kind: 'versions', scope: 'versions', component: VersionsView, icon: '↻' },
-    { kind: 'revision', scope: 'global', component: RevisionView, icon: '≡' },
+    { kind: 'versions', scope: 'versions', component: VersionsView, icon: 'history' },
+    { kind: 'revision', scope: 'global', component: RevisionView, icon: 'file' },
   ],
   intents: {
     'skill.history': ({ connection, skill }) => {

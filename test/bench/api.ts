@@ -32,7 +32,7 @@ export async function bench(): Promise<BenchRow[]> {
   const service = createWorkbenchService({ host: 'browser', version: 'bench', env: { PATH: process.env['PATH'] }, dataDir: root });
   const router = new Router(service);
   const web = await startWebHost({ router, staticDir: join(root, 'no-renderer') });
-  const token = new URL(web.url).searchParams.get('token')!;
+  const token = web.createSession();
   const socket = socketTransport({
     origin: web.origin,
     headers: { Authorization: `Bearer ${token}` },

@@ -6,6 +6,7 @@
 import { formatTable, type BenchRow } from './harness';
 
 const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
+  cli: () => import('./cli'),
   package: () => import('./package'),
   'store-local': () => import('./store'),
   'store-redis': () => import('./redis'),
@@ -13,8 +14,10 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
   evals: () => import('./evals'),
   optimize: () => import('./optimize'),
   api: () => import('./api'),
+  'serve-memory': () => import('./serve'),
   editor: () => import('./editor'),
   workspace: () => import('./workspace'),
+  interop: () => import('./interop'),
   'ui-catalog': () => import('./ui'),
   'workbench-evals': () => import('./workbench'),
   'workbench-live': () => import('./live'),
@@ -29,3 +32,5 @@ for (const [name, load] of Object.entries(SUITES)) {
   rows.push(...(await bench()));
 }
 process.stdout.write(`${formatTable(rows)}\n`);
+// The UI suites share one Chromium; closing it lets the process end.
+await (await import('../e2e/harness')).closeSharedBrowser();

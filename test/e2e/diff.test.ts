@@ -32,7 +32,7 @@ describe('diffs (journey 6)', () => {
     await page.getByTestId('editor-diff-version').click();
     await page.getByTestId('picker-option-1').click();
     await page.getByTestId('diff-chip').first().waitFor();
-    await expect(page.getByTestId('diff-title').textContent()).resolves.toMatch(/default v1 → draft/);
+    await expect(page.getByTestId('diff-title').textContent()).resolves.toMatch(/Local registry v1 → draft/);
     const chips = await page.getByTestId('diff-chip').allTextContents();
     expect(chips).toEqual(['~description', '+1 tags', '+1 should_activate', '~change_reason']);
     // Unchanged regions are collapsed behind "N hidden lines" bars once the diff is computed.

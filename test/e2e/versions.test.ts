@@ -53,7 +53,7 @@ describe('version history and guarded delete (journey 5)', () => {
     const dialog = page.getByTestId('delete-dialog');
     await dialog.waitFor();
     // The consequence comes from the registry's preview: wait for it, as a person reads it once it is there.
-    await page.getByTestId('delete-consequence').filter({ hasText: /v5 of billing\/refund will become tombstone/ }).waitFor();
+    await page.getByTestId('delete-consequence').filter({ hasText: /v5 of billing\/refund will become a tombstone/ }).waitFor();
     await page.getByTestId('delete-expected').filter({ hasText: /^billing\/refund@v5$/ }).waitFor();
     const submit = page.getByTestId('delete-submit');
     await expect(submit.isDisabled()).resolves.toBe(true);

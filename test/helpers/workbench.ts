@@ -41,9 +41,9 @@ export function nodeSocket(token: string, origin?: string): (url: string) => Soc
   return (url) => new WebSocket(url, { headers: { Authorization: `Bearer ${token}` }, ...(origin && { origin }) }) as unknown as SocketLike;
 }
 
-/** The access token in a web host's URL. */
+/** A session of a web host, to send as `Authorization: Bearer` (the URL's code signs in once, a browser). */
 export function tokenOf(web: WebHost): string {
-  return new URL(web.url).searchParams.get('token')!;
+  return web.createSession();
 }
 
 /** Starts a service (in a fresh app-data folder unless given) and a client over `transport`. */

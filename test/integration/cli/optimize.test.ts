@@ -1,5 +1,5 @@
 /**
- * `skillbench optimize` as a user runs it: the real binary on the example
+ * `skillbench optimize` as a user runs it: the CLI on the example
  * skills, offline, with the deterministic keyword proposer and the two
  * baselines; the JSON and HTML reports; a rerun with the recorded seed.
  */
@@ -39,7 +39,8 @@ describe('skillbench optimize', () => {
     for (const field of ['verdict', 'winner', 'candidates', 'split', 'seed']) expect(report).toHaveProperty(field);
     expect(['proven_gain', 'no_proven_gain']).toContain(report.verdict);
     expect(report.split.train.length + report.split.heldout.length).toBe(16);
-    expect(first.stderr).toContain(`seed ${report.seed}: the same command with --seed ${report.seed}`);
+    // The seed is printed once, on the split it fixes.
+    expect(first.stderr.split('\n').filter((line) => line.includes(`seed ${report.seed}`))).toEqual([expect.stringMatching(new RegExp(`^split with seed ${report.seed} \\(--seed ${report.seed} repeats it and the verdict\\): 10 train`))]);
     expect(first.stderr).toMatch(/verdict: (PROVEN GAIN|no proven gain)/);
 
     const html = await readFile(join(work, 'report.html'), 'utf8');
@@ -68,5 +69,22 @@ describe('skillbench optimize', () => {
     const invalid = await runCli(['optimize', join('bad', 'travel', 'weather-assessment.json'), '--model', 'baseline:lexical'], { cwd: work, env: env() });
     expect(invalid.code).toBe(1);
     expect(invalid.stderr).toMatch(/weather-assessment\.json:\d+:\d+: error /);
+  });
+
+  it('stops before any model call when the held-out cases could never prove a gain, naming the cases needed and the file for them', async () => {
+    const doc = JSON.parse(await readFile(join(work, FILE), 'utf8')) as Record<string, unknown>;
+    const tiny = join('skills', 'packages', 'travel', 'tiny-weather.json');
+    await writeFile(join(work, tiny), JSON.stringify({ ...doc, activation_examples: { should_activate: ['Will it snow in Oslo next week?'], should_not_activate: ['Book a table in Oslo for two'] } }, null, 2));
+    const run = await runCli(['optimize', tiny, '--model', 'baseline:lexical', '--json', 'tiny.json'], { cwd: work, env: env() });
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr).not.toContain('Usage:');
+    expect(run.stderr).toContain('travel/tiny-weather cannot prove a gain: its 2 cases');
+    expect(run.stderr).toMatch(/needs at least 6 held-out cases: add \d+ cases \(.*\) to skills\/evals\/travel\/tiny-weather\.json/);
+    // Nothing was run.
+    expect(run.stderr).not.toContain('train run');
+    // A held-out share too small for the cases the skill has says so the same way.
+    const small = await runCli(['optimize', FILE, '--model', 'baseline:lexical', '--holdout', '0.2'], { cwd: work, env: env() });
+    expect(small.code, small.stderr).toBe(1);
+    expect(small.stderr).toMatch(/needs at least 6 held-out cases: add \d+ cases .* to skills\/evals\/travel\/weather-assessment\.json, or hold out a larger share \(0\.\d+\)/);
   });
 });

@@ -5,10 +5,11 @@
  */
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, startCli } from '../../helpers/cli';
+import { runCli } from '../../helpers/cli';
+import { callApi, signIn, startServe } from '../../helpers/serve';
 
 let dir: string;
 
@@ -19,29 +20,17 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Starts `skillbench serve`, resolves with the process and the address it printed. */
+/** Starts `skillbench serve` and signs in as a script does. */
 async function serve(args: string[], env: Record<string, string> = {}) {
-  const run = startCli(['serve', ...args], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home'), ...env } });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    run.child.stdout!.on('data', (c) => {
-      out += String(c);
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve(line);
-    });
-    void run.done.then((r) => reject(new Error(`serve exited early (${r.code}): ${r.stderr}`)));
-  });
-  return { ...run, url: new URL(url) };
+  const s = await startServe(args, { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home'), ...env } });
+  return s;
 }
 
 async function call(url: URL, method: string, params: unknown) {
-  const res = await fetch(`${url.origin}/api/${method}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${url.searchParams.get('token')}` },
-    body: JSON.stringify(params),
-  });
-  return (await res.json()) as { ok: boolean; result?: Record<string, unknown> };
+  sessions.set(url.href, sessions.get(url.href) ?? (await signIn(url)));
+  return callApi(url.origin, sessions.get(url.href)!, method, params);
 }
+const sessions = new Map<string, string>();
 
 describe('skillbench serve', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)('serves the seeded registry, then stops on %s with exit 0', async (signal) => {
@@ -99,6 +88,44 @@ describe('skillbench serve', () => {
     const missing = await runCli(['serve', '--workspace', 'nope'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home') } });
     expect(missing.code).toBe(5);
     expect(missing.stderr).toContain('no such folder');
+  });
+
+  it('with --host 0.0.0.0, answers at the addresses its warning names', async () => {
+    const s = await serve(['--host', '0.0.0.0']);
+    try {
+      await expect.poll(() => s.stderr(), { timeout: 10_000 }).toContain('warning: 0.0.0.0 is not a loopback address');
+      const warning = s.stderr().split('\n').find((l) => l.includes('warning'))!;
+      const named = [...warning.matchAll(/http:\/\/[^\s,]+/g)].map((m) => new URL(m[0]));
+      const lan = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).filter((i) => i.family === 'IPv4' && !i.internal).map((i) => i.address));
+      expect(named.map((u) => u.hostname)).toEqual(expect.arrayContaining(lan));
+      const session = await signIn(s.url);
+      for (const url of named) {
+        const res = await fetch(`${s.url.origin}/api/app.info`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session}`, Host: url.host }, body: '{}' });
+        expect(res.status, url.host).toBe(200);
+      }
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.done;
+    }
+  });
+
+  it('accepts the token --token-env names as a bearer, and refuses a missing or short one with exit 2', async () => {
+    const token = 'serve-script-token-0123456789abcdefghij';
+    const s = await serve(['--token-env', 'MY_SERVE_TOKEN'], { MY_SERVE_TOKEN: token });
+    try {
+      expect((await callApi(s.url.origin, token, 'app.info')).ok).toBe(true);
+      expect((await callApi(s.url.origin, `${token}x`, 'app.info')).ok).toBe(false);
+      expect(s.stderr()).not.toContain(token);
+    } finally {
+      s.child.kill('SIGTERM');
+      await s.done;
+    }
+    const missing = await runCli(['serve', '--token-env', 'NOT_SET'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home') } });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--token-env NOT_SET');
+    const short = await runCli(['serve', '--token-env', 'SHORT_TOKEN'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home'), SHORT_TOKEN: 'abc' } });
+    expect(short.code).toBe(2);
+    expect(short.stderr).not.toContain('abc\n');
   });
 
   it('exits 6 naming the cause when the port is taken, and 2 on a bad flag', async () => {

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCli } from '../../helpers/cli';
+import { signIn } from '../../helpers/serve';
 import { startChatEndpoint, type ChatEndpoint } from '../../helpers/chatEndpoint';
 
 const MARKERS = {
@@ -58,8 +59,9 @@ describe('secrets through skillbench serve', () => {
       });
       void run.done.then((r) => reject(new Error(`serve exited early (${r.code}): ${r.stderr}`)));
     });
-    const token = address.searchParams.get('token')!;
-    const secrets = [...Object.values(MARKERS), token];
+    const code = address.searchParams.get('token')!;
+    const token = await signIn(address);
+    const secrets = [...Object.values(MARKERS), code, token];
     const seen: string[] = [];
     const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` };
     const http = async (method: string, params: unknown, extra: Record<string, string> = {}) => {
@@ -124,9 +126,10 @@ describe('secrets through skillbench serve', () => {
     const files = [...(await filesUnder(home)), ...(await filesUnder(dir)).filter((f) => !f.startsWith(home))];
     expect(files.some((f) => f.includes('registry'))).toBe(true);
     for (const file of files) expect(leaks(await readFile(file, 'latin1')), file).toEqual([]);
-    // Logs: no model key or registry token; the access token only inside the printed address.
+    // Logs: no model key or registry token, never the session; the sign-in code only inside the printed address.
     const logs = `${done.stdout}\n${done.stderr}`;
     expect(Object.values(MARKERS).filter((s) => logs.includes(s))).toEqual([]);
-    expect(logs.replaceAll(address.href, '').includes(token)).toBe(false);
+    expect(logs.replaceAll(address.href, '').includes(code)).toBe(false);
+    expect(logs.includes(token)).toBe(false);
   }, 180_000);
 });

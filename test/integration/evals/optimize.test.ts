@@ -28,7 +28,7 @@ import { resolveTargets, type DraftTarget } from '../../../core/workspace/target
 import { optimizeDescription, splitCases, type OptimizeOptions, type OptimizeReport } from '../../../evals/optimize';
 import { createKeywordProposer, createModelProposer, type DescriptionProposer, type ProposerInput } from '../../../evals/proposers';
 import { buildSuite, parseExtraCases } from '../../../evals/suite';
-import { readSelectorPrompt } from '../../helpers/chatEndpoint';
+import { readSelectorPrompt, selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../../helpers/chatEndpoint';
 import { chatCompletion, startEmulator, type Emulator, type RecordedRequest } from '../../helpers/modelEmulator';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/skills/', import.meta.url));
@@ -39,7 +39,7 @@ let dir: string;
 let store: SkillStore;
 let target: DraftTarget;
 const opened: ModelClient[] = [];
-const emulators: Emulator[] = [];
+const emulators: Array<Emulator | ChatEndpoint> = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skillbench-optimize-'));
@@ -191,7 +191,70 @@ describe('description optimizer with an emulated language-model proposer and an 
   });
 });
 
+describe('a gain on one model that costs another model answers', () => {
+  it('is refused: the new clause makes every should-not case fire on 1 of 3 repeats of a second model, though no majority changes', async () => {
+    const wide = await exampleSplit(SEED, 0.75);
+    const all = [...wide.train, ...wide.heldout];
+    const shouldNot = new Set(all.filter((c) => c.expect === 'not_activate').map((c) => c.request));
+    // Exact answers per model, repeat and description: "gainer" misses every should-activate case
+    // with the original and gets them all with the marker; "harmed" is right on everything with
+    // the original, and with the marker also fires on every should-not case on repeat 0 of 3.
+    const seeds = new Set<number | undefined>();
+    const endpoint = await startChatEndpoint((prompt) => {
+      if (prompt.kind === 'resource') return { text: selectorAnswer('resource', []) };
+      seeds.add(prompt.seed);
+      const marked = String(prompt.entries[SKILL]?.['description'] ?? '').includes('CLAUSE');
+      const negative = shouldNot.has(decode(prompt.request));
+      const fires = prompt.model === 'gainer' ? marked && !negative : !negative || (marked && prompt.seed === 0);
+      return { text: selectorAnswer('activation', fires ? [SKILL] : []) };
+    });
+    emulators.push(endpoint);
+    const proposerServer = await scriptedProposer('Use when a traveller asks about weather on a trip: forecasts, storms, heat, snow, CLAUSE.');
+    const gainer = await openModel(`openai-compatible:${endpoint.baseUrl}#gainer`);
+    const harmed = await openModel(`openai-compatible:${endpoint.baseUrl}#harmed`);
+    const proposerModel = await openModel(`openai-compatible:${proposerServer.origin}/v1#proposer`);
+    opened.push(gainer, harmed, proposerModel);
+
+    const report = await optimize({ models: [gainer, harmed], proposer: createModelProposer(proposerModel, { maxDescriptionChars: 1024 }), rounds: 1, holdout: 0.75, repeats: 3 });
+    expect([...seeds].sort()).toEqual([0, 1, 2]);
+    expect(report.best?.description).toContain('CLAUSE');
+    expect(report.verdict).toBe('no_proven_gain');
+    const [onGainer, onHarmed] = report.heldout!;
+    // The gain is real and significant on the first model ...
+    expect(onGainer).toMatchObject({ better: true });
+    expect(onGainer!.comparison.test.pValue).toBeLessThan(0.05);
+    // ... and invisible to the majority vote on the second, whose answers it costs.
+    expect(onHarmed!.comparison.test).toMatchObject({ aOnly: 0, bOnly: 0 });
+    expect(onHarmed!.winner.accuracy!).toBeLessThan(onHarmed!.original.accuracy!);
+    expect(onHarmed!.answers.false_activation).toMatchObject({ cases: wide.heldout.filter((c) => c.expect === 'not_activate').length, original: 0 });
+    expect(onHarmed!.answers.false_activation.winner).toBeCloseTo(1 / 3, 9);
+    expect(onHarmed!.worse).toBe(true);
+    expect(report.winner).toBeNull();
+    expect(report.reason).toContain(`worse than the original on ${harmed.spec} (per answer: false activations on the should-not cases rise from 0.000 to 0.333`);
+    expect(report.harm_margin).toBe(0.05);
+
+    // A margin wide enough for the rise does not excuse it: six should-not cases all worse is significant case by case.
+    const tolerant = await optimize({ models: [gainer, harmed], proposer: createModelProposer(proposerModel, { maxDescriptionChars: 1024 }), rounds: 1, holdout: 0.75, repeats: 3, harmMargin: 0.5 });
+    expect(tolerant.heldout![1]!.answers.harm).toEqual([expect.stringContaining('signed-rank')]);
+    expect(tolerant.verdict).toBe('no_proven_gain');
+  });
+});
+
 describe('candidates the optimizer refuses', () => {
+  it('points to dropped candidates only when some were dropped, and otherwise says the proposer proposed none, and why', async () => {
+    const model = await openModel('baseline:lexical');
+    opened.push(model);
+    const silent: DescriptionProposer = { spec: 'scripted', isBaseline: true, propose: async () => ({ candidates: [], notes: ['keywords: 4 distinctive terms (clothes, …) but no room to add one'] }) };
+    const none = await optimize({ models: [model], proposer: silent, rounds: 2 });
+    expect(none.verdict).toBe('no_proven_gain');
+    expect(none.candidates).toEqual([]);
+    expect(none.reason).toBe('no proven gain: the proposer proposed no candidate (keywords: 4 distinctive terms (clothes, …) but no room to add one)');
+    expect(none.reason).not.toContain('dropped');
+    const invalid: DescriptionProposer = { spec: 'scripted', isBaseline: true, propose: async () => ({ candidates: [{ description: 'x'.repeat(1100), rationale: 'too long' }] }) };
+    const dropped = await optimize({ models: [model], proposer: invalid, rounds: 1 });
+    expect(dropped.reason).toBe('no proven gain: no candidate could be evaluated: the one proposed was dropped (see the reason given for each)');
+  });
+
   it('drops a description that fails validation and one that pushes the catalog over its token budget, each with the reason', async () => {
     // A catalog near its 2,000-token budget: the example namespace plus five skills with long descriptions.
     const packages = join(dir, 'padded-packages');

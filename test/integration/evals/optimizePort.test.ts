@@ -120,6 +120,20 @@ describe('optimize over the WorkbenchApi (direct transport)', () => {
     expect((await wb.client['optimize.stop']({ run: id })).status).toBe('finished');
   }, 180_000);
 
+  it('fails a run whose held-out cases could never prove a gain, before any cell, with the cases needed', async () => {
+    const doc = JSON.parse(text) as Record<string, unknown>;
+    const tiny = JSON.stringify({ ...doc, activation_examples: { should_activate: ['Will it snow in Oslo next week?', 'Is July too hot for Seville?'], should_not_activate: ['Book a table in Oslo for two', 'Convert 20 euros to krone'] } });
+    const skill = { namespace: 'travel', name: 'tiny-weather' };
+    const ids: string[] = [];
+    const end = finished(wb, () => ids[0]);
+    ids.push((await wb.client['optimize.start']({ source: { kind: 'text', text: tiny, skill }, seed: SEED })).run);
+    const done = await end;
+    expect(done.status).toBe('failed');
+    expect(done.problems).toEqual([expect.objectContaining({ kind: 'too_few_cases', skill: 'travel/tiny-weather', file: join('skills', 'evals', 'travel', 'tiny-weather.json'), power: expect.objectContaining({ heldout: 2, needed: 6, enough: false }) })]);
+    expect(done.error?.message).toContain('needs at least 6 held-out cases');
+    expect(done.progress.total).toBe(0);
+  });
+
   it('refuses a baseline as proposer, a bad model spec with its pointer, and an unknown run', async () => {
     const proposer = await failure(wb.client['optimize.start']({ source: { kind: 'text', text, skill: WEATHER }, proposer: 'baseline:lexical' }));
     expect(proposer.data).toMatchObject({ code: 'invalid_request', pointer: '/proposer' });

@@ -15,6 +15,11 @@ describe('core/redact', () => {
     expect(secretsFromEnv(env, ['CUSTOM']).sort()).toEqual(['key-one-123', 'named-789', 'tok-two-456', 'urlpass1', 'urlpass1'].sort());
   });
 
+  it('takes names ending in a secret word (PGPASSWORD, GITHUB_TOKEN) and, after an underscore, the short words (REDIS_PASS, REDISCLI_AUTH), not words that merely end alike', () => {
+    const env = { PGPASSWORD: 'pg-secret-1', GITHUBTOKEN: 'gh-secret-2', REDIS_PASS: 'redis-secret-3', REDISCLI_AUTH: 'auth-secret-4', AWS_SECRET_ACCESS_KEY: 'aws-secret-5', COMPASS: 'north-west', MONKEY: 'capuchin', BYPASS: 'enabled-yes', OAUTH: 'provider-x' };
+    expect(secretsFromEnv(env).sort()).toEqual(['auth-secret-4', 'aws-secret-5', 'gh-secret-2', 'pg-secret-1', 'redis-secret-3']);
+  });
+
   it('does not take the shell\'s working directory (PWD, OLDPWD) for a password', () => {
     expect(secretsFromEnv({ PWD: '/home/x/project', OLDPWD: '/home/x', DB_PWD: 'db-password-1' })).toEqual(['db-password-1']);
   });

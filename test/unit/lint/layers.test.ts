@@ -28,6 +28,9 @@ describe('layer lint', () => {
     ['renderer/violation.ts', 'export const e = process.env.HOME;\n', /no-restricted-globals.*process/],
     ['renderer/violation.ts', "import { WebSocketServer } from 'ws';\nexport { WebSocketServer };\n", /no-restricted-imports.*ws/],
     ['renderer/violation.ts', "import { runEval } from '../evals/runner';\nexport { runEval };\n", /no-restricted-imports/],
+    ['core/interop/importSkill.ts', "import { readFile } from 'node:fs/promises';\nexport { readFile };\n", /no-restricted-imports.*node:fs\/promises/],
+    ['core/interop/exportSkill.ts', "import { readSkillFolder } from './files';\nexport { readSkillFolder };\n", /no-restricted-imports.*Node-only core/],
+    ['renderer/violation.ts', "import { importSkills } from '../core/interop/files';\nexport { importSkills };\n", /no-restricted-imports.*Node-only core/],
   ])('refuses %s: %s', async (filePath, code, expected) => {
     const found = await problems(filePath, code);
     expect(found.some((p) => expected.test(p)), found.join('\n')).toBe(true);
@@ -37,6 +40,8 @@ describe('layer lint', () => {
     ['core/package/fine.ts', 'export const bytes = new TextEncoder().encode("x").length;\nexport const later = () => setTimeout(() => undefined, 1);\n'],
     ['core/store/fine.ts', "import { request } from 'undici';\nexport { request };\nexport const n = Buffer.byteLength('x') + Number(process.env.N ?? 0);\n"],
     ['core/store/fine.ts', "import { writeFileAtomic } from '../fs/atomic';\nexport { writeFileAtomic };\n"],
+    ['core/interop/files.ts', "import { readdir } from 'node:fs/promises';\nexport { readdir };\n"],
+    ['renderer/fine.ts', "import type { SkillImportReport } from '../core/interop/types';\nexport type R = SkillImportReport;\n"],
     ['renderer/fine.ts', 'export const w = () => window.location.href + document.title;\n'],
     ['renderer/fine.ts', "import type { RunHeader } from '../evals/types';\nexport type S = RunHeader;\n"],
   ])('accepts %s', async (filePath, code) => {

@@ -132,7 +132,8 @@ describe.each(TRANSPORTS.map((transport) => ({ transport, label: LABELS[transpor
     const same = await wb.client['diff.packages']({ before: { kind: 'stored', connection: 'default', skill: WEATHER, version: 'published' }, after: { kind: 'text', text: reordered, label: 'draft' } });
     expect(same.diff.identical).toBe(true);
     expect(same.after.text).toBe(same.before.text);
-    expect(same.before.label).toContain('default');
+    // The connection is named by its label, as the workbench shows it.
+    expect(same.before.label).toBe('Local registry v1 (published)');
     const edited = await wb.client['diff.packages']({ before: { kind: 'stored', connection: 'default', skill: WEATHER, version: 'published' }, after: { kind: 'text', text: withExample(rev.text, 'Is it icy in Tromsø tonight?') } });
     expect(edited.diff.identical).toBe(false);
     expect(edited.diff.changes.some((c) => c.field === 'activation_examples.should_activate')).toBe(true);

@@ -14,7 +14,7 @@ import { Router } from '../../../../core/api/router';
 import { WorkbenchError } from '../../../../core/errors';
 import { StoreError } from '../../../../core/store/errors';
 
-const DOMAINS = ['app', 'connections', 'catalog', 'packages', 'validate', 'diff', 'merge', 'publish', 'versions', 'delete', 'workspace', 'drafts', 'models', 'evals', 'optimize', 'advisor', 'reviews'];
+const DOMAINS = ['app', 'connections', 'catalog', 'packages', 'validate', 'diff', 'merge', 'publish', 'versions', 'delete', 'workspace', 'drafts', 'models', 'evals', 'optimize', 'advisor', 'reviews', 'interop', 'host'];
 
 describe('the contract', () => {
   it('names methods domain.verb over the workbench domains, and events in the past tense', () => {

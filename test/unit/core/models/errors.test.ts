@@ -1,6 +1,6 @@
 import { APICallError, LoadAPIKeyError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import { ModelError, classifyError, redactSecrets } from '../../../../core/models/errors';
+import { ModelError, classifyError } from '../../../../core/models/errors';
 
 const KEY = 'sk-proj-UNITtestKey1234567890abcdef';
 
@@ -111,12 +111,14 @@ describe('classifyError', () => {
   });
 });
 
-describe('redactSecrets', () => {
-  it('removes exact secrets, bearer tokens and key-shaped strings', () => {
-    expect(redactSecrets('token abc123456 here', ['abc123456'])).toBe('token [redacted] here');
-    expect(redactSecrets('Authorization: Bearer eyJhbGciOi.J9')).toBe('Authorization: [redacted]');
-    expect(redactSecrets('use gsk_abcdefghijklmnop now')).toBe('use [redacted] now');
-    expect(redactSecrets('api_key=hunter22222')).toBe('api_key=[redacted]');
-    expect(redactSecrets('nothing secret here')).toBe('nothing secret here');
+describe('classifyError messages', () => {
+  it('remove the key in use, bearer tokens, key-shaped strings and api_key pairs with the one redactor (***)', () => {
+    const message = (text: string) => classifyError(new Error(text), { provider: 'openai', secrets: ['abc123456'] }).message;
+    expect(message('token abc123456 here')).toContain('token *** here');
+    expect(message('Authorization: Bearer eyJhbGciOi.J9')).toContain('Authorization: ***');
+    expect(message('use gsk_abcdefghijklmnop now')).toContain('use *** now');
+    expect(message('api_key=hunter22222')).toContain('api_key=***');
+    expect(message('base http://u:pw-secret@h/v1 refused')).toContain('http://u:***@h/v1');
+    expect(message('nothing secret here')).toContain('nothing secret here');
   });
 });

@@ -19,7 +19,7 @@ describe('merge after a 412', () => {
   const merge = mergePackages(base, theirs, mine);
 
   it('auto-merges one-sided changes and leaves the one real conflict', () => {
-    const rows = Object.fromEntries(fieldRows(base, theirs, mine, merge.conflicts).map((r) => [r.field, r.state]));
+    const rows = Object.fromEntries(fieldRows(base, theirs, mine, merge.conflicts, merge.merged).map((r) => [r.field, r.state]));
     expect(rows['display_name']).toBe('theirs');
     expect(rows['description']).toBe('mine');
     expect(rows['tags']).toBe('unchanged');
@@ -27,6 +27,15 @@ describe('merge after a 412', () => {
     expect(merge.conflicts).toHaveLength(1);
     expect(canKeepBoth(merge.conflicts[0]!)).toBe(true);
     expect(isTextConflict(merge.conflicts[0]!)).toBe(false);
+  });
+
+  it('says the change reason comes from mine when only theirs changed it, as the merged result does', () => {
+    const theirsReason = copy();
+    theirsReason.change_reason = 'Theirs: a new reason';
+    const merged = mergePackages(base, theirsReason, copy());
+    expect(merged.merged.change_reason).toBe(base.change_reason);
+    const row = fieldRows(base, theirsReason, copy(), merged.conflicts, merged.merged).find((r) => r.field === 'change_reason');
+    expect(row?.state).toBe('mine');
   });
 
   it('keeps both sets of examples with Both, and the result validates', () => {

@@ -1,0 +1,51 @@
+/**
+ * A NUL or another control character in a path parameter is refused by the
+ * contract, over every transport, before it reaches the file system: the
+ * error points at the parameter and never quotes where this machine keeps the
+ * workspace (Node's own refusal of a NUL would quote the absolute path).
+ */
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkbenchApiError } from '../../../../core/api/errors';
+import { TRANSPORTS, openWorkbench, type Workbench } from '../../../helpers/workbench';
+import { rejection } from '../../../helpers/rejection';
+
+const EXAMPLES = new URL('../../../../examples/skills/packages/', import.meta.url);
+const failure = (promise: Promise<unknown>) => rejection(promise, WorkbenchApiError);
+
+describe.each(TRANSPORTS)('control characters in paths over %s', (transport) => {
+  let wb: Workbench;
+  let root: string;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'skillbench-paths-'));
+    await cp(EXAMPLES, join(root, 'skills', 'packages'), { recursive: true });
+    wb = await openWorkbench(transport);
+    await wb.client['workspace.open']({ dir: root });
+  });
+  afterAll(async () => {
+    await wb?.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it.each(['\u0000', '\u0001', '\n', '\u001f', '\u007f'])('refuses %j in a workspace path or a folder, naming the parameter and no absolute path', async (char) => {
+    const path = `skills/packages/travel/weather${char}-assessment.json`;
+    const calls = [
+      wb.client.call('workspace.read', { path }),
+      wb.client.call('drafts.openFile', { path }),
+      wb.client.call('workspace.save', { path, text: '{}', base_hash: null }),
+      wb.client.call('reviews.create', { source: { kind: 'file', path }, connection: 'default' }),
+      wb.client.call('workspace.open', { dir: `${root}${char}` }),
+    ];
+    for (const call of calls) {
+      const error = await failure(call);
+      expect(error.data.code).toBe('invalid_request');
+      expect(error.data.message).toMatch(/must not contain a NUL or another control character/);
+      expect(JSON.stringify(error.data)).not.toContain(root);
+    }
+    // The workspace is still the one opened before.
+    expect((await wb.client['workspace.list']())?.root).toBe(root);
+  });
+});
