@@ -69,6 +69,8 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   'review approve': 'approve a publication request (never your own)',
   'review reject': 'reject a publication request',
   'review publish': 'publish an approved request exactly as approved',
+  import: 'Convert Agent Skills SKILL.md folders into V1 packages of the workspace',
+  export: 'Write a V1 package as an Agent Skills folder (SKILL.md and references/)',
 };
 
 /** The registered command names, sorted. */
