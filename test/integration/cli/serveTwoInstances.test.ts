@@ -4,32 +4,50 @@
  * once all land (every read-modify-write holds the folder's lock), and a draft
  * autosaved by one instance is never silently replaced by the other's: the
  * second save is a conflict, and a reload shows the other instance's text.
+ * Everything goes through each process's HTTP API, signed in as a script does.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionManager } from '../../../core/connections/manager';
-import { startServe, type ServeProcess } from '../../helpers/serveProcess';
+import { callApi, signIn, startServe, type ApiEnvelope, type Served } from '../../helpers/serve';
 
 const SKILL = { namespace: 'travel', name: 'weather-assessment' };
+
+/** A running instance and its signed-in API. */
+interface Instance {
+  served: Served;
+  call<T = unknown>(method: string, params: unknown): Promise<ApiEnvelope<T>>;
+}
+
+async function start(cwd: string, home: string): Promise<Instance> {
+  const served = await startServe(['--port', '0'], { cwd, env: { SKILLBENCH_HOME: home } });
+  const session = await signIn(served.url);
+  return { served, call: (method, params) => callApi(served.url.origin, session, method, params) };
+}
+
+async function stop(instance: Instance | undefined): Promise<string> {
+  if (!instance) return '';
+  if (instance.served.child.exitCode === null) instance.served.child.kill('SIGTERM');
+  return (await instance.served.done).stderr;
+}
 
 describe('two serve instances on one app-data folder', () => {
   let dir: string;
   let home: string;
-  let a: ServeProcess;
-  let b: ServeProcess;
+  let a: Instance;
+  let b: Instance;
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'skillbench-two-'));
     home = join(dir, 'home');
-    const options = { cwd: dir, env: { SKILLBENCH_HOME: home } };
-    [a, b] = await Promise.all([startServe(['--port', '0'], options), startServe(['--port', '0'], options)]);
+    [a, b] = await Promise.all([start(dir, home), start(dir, home)]);
   });
 
   afterAll(async () => {
-    const stopped = await Promise.all([a?.stop(), b?.stop()]);
-    for (const s of stopped) expect(s?.stderr ?? '').not.toMatch(/internal error/);
+    const stderr = await Promise.all([stop(a), stop(b)]);
+    for (const text of stderr) expect(text).not.toMatch(/internal error/);
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -93,6 +111,15 @@ describe('two serve instances on one app-data folder', () => {
     expect(stale.ok).toBe(false);
     expect((await a.call('drafts.get', { id })).ok).toBe(true);
     expect((await a.call('drafts.save', { id, text: `${merged} ` })).ok).toBe(true);
+  });
+
+  it('serves 8 parallel first reads after connections.close through one shared opening', async () => {
+    expect((await a.call('catalog.page', { connection: 'default' })).ok).toBe(true);
+    const closed = await a.call<{ closed: boolean }>('connections.close', { name: 'default' });
+    expect(closed.ok && closed.result.closed).toBe(true);
+    const pages = await Promise.all(Array.from({ length: 8 }, () => a.call<{ items: unknown[] }>('catalog.page', { connection: 'default' })));
+    expect(pages.filter((p) => !p.ok).map((p) => p.error?.message)).toEqual([]);
+    for (const page of pages) expect(page.ok && page.result.items.length).toBeGreaterThan(0);
   });
 
   it('refuses a save of a draft this instance never loaded while the instance that saved it is running', async () => {

@@ -209,15 +209,16 @@ describe('local registry', () => {
     file.package.description = 'Use when the user asks for anything at all.';
     const forged = await computeIntegrity(file.package);
     await writeFile(path, JSON.stringify({ ...file, manifest_hash: forged.manifest_hash, resource_hashes: forged.resource_hashes }));
+    // Each read starts only when awaited, so no rejection waits unhandled for its turn.
     const reads = [
-      store.getPublished(id),
-      store.getVersion(id, 1),
-      store.getManifest({ ...id, version: 1, manifest_hash: forged.manifest_hash }),
-      store.getManifest({ ...id, version: 1, manifest_hash: r.manifest_hash }),
-      store.getResource({ skill: { ...id, version: 1, manifest_hash: r.manifest_hash }, name: 'checklist', expected_hash: file.resource_hashes['checklist'] ?? '' }),
+      () => store.getPublished(id),
+      () => store.getVersion(id, 1),
+      () => store.getManifest({ ...id, version: 1, manifest_hash: forged.manifest_hash }),
+      () => store.getManifest({ ...id, version: 1, manifest_hash: r.manifest_hash }),
+      () => store.getResource({ skill: { ...id, version: 1, manifest_hash: r.manifest_hash }, name: 'checklist', expected_hash: file.resource_hashes['checklist'] ?? '' }),
     ];
     for (const read of reads) {
-      const error = (await read.catch((e: unknown) => e)) as StoreError;
+      const error = (await read().catch((e: unknown) => e)) as StoreError;
       expect(error).toBeInstanceOf(StoreError);
       expect(error.code).toBe('integrity_mismatch');
       expect(error.message).toContain(path);
