@@ -124,9 +124,10 @@ export const idempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7
 
 /**
  * No NUL or other control character: no file system stores one in a name, and
- * Node's refusal of a NUL would quote the whole absolute path back.
+ * Node's refusal of a NUL would quote the whole absolute path back. A zod
+ * `refine` pair: `schema.refine(...noControlCharacters('a folder'))`.
  */
-const noControlCharacters = (what: string) =>
+export const noControlCharacters = (what: string) =>
   [(p: string) => ![...p].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), `${what} must not contain a NUL or another control character`] as const;
 
 /** A workspace-relative path with `/` separators (never absolute, never `..`). */

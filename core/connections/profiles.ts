@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { WorkbenchError } from '../errors';
 import type { ConnectionProfile, ConnectionTarget, ImportReport, ProfilesExport, SecretName } from '../api/contract';
-import { connectionNameSchema } from '../api/contract';
+import { connectionNameSchema, noControlCharacters } from '../api/contract';
 import { writeFileAtomic } from '../fs/atomic';
 import { PRIVATE_FILE, SharedFileQueue, readSmallFile } from './files';
 import { SECRET_NAMES, type SecretsPatch } from './secrets';
@@ -41,6 +41,7 @@ const pathText = (what: string) =>
     .string()
     .min(1)
     .max(4096)
+    .refine(...noControlCharacters(what))
     .refine((p) => isAbsolute(p), `${what} must be an absolute path`);
 
 const timeout = z.number().int().min(100).max(600_000);

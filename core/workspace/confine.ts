@@ -21,7 +21,7 @@ import { lstat, mkdir, open, realpath, stat, type FileHandle } from 'node:fs/pro
 import { join, relative, sep } from 'node:path';
 import { WorkbenchError } from '../errors';
 import { writeFileAtomic, type AtomicWriteOptions } from '../fs/atomic';
-import { readHandleBounded } from './read';
+import { fileSystemRefusal, readHandleBounded } from './read';
 
 /** Why a path is refused, in `details.reason`. */
 export type ConfinementReason = 'outside_workspace' | 'not_owned' | 'hidden' | 'invalid_path';
@@ -74,7 +74,7 @@ export async function resolveInside(root: string, rel: string): Promise<string> 
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new WorkbenchError('not_found', `${rel}: no such file in the workspace`, { details: { file: rel } });
     if (code === 'ELOOP') throw refused(rel, 'outside_workspace', 'a loop of symbolic links');
-    throw error;
+    throw fileSystemRefusal(error, rel, { file: rel });
   }
   if (!isInside(base, real)) throw refused(rel, 'outside_workspace', 'a symbolic link leads out of the workspace: it is not followed');
   // A link inside the workspace may still land on a hidden file (.git/config): the same rule applies where it lands.
@@ -89,7 +89,12 @@ export async function resolveInside(root: string, rel: string): Promise<string> 
  * For paths the engine opens itself (an eval's package and extra-cases files).
  */
 export async function expectInside(root: string, path: string, label: string): Promise<void> {
-  const [base, real] = await Promise.all([realRoot(root), realpath(path)]);
+  const [base, real] = await Promise.all([
+    realRoot(root),
+    realpath(path).catch((error: unknown) => {
+      throw fileSystemRefusal(error, label, { file: label });
+    }),
+  ]);
   if (!isInside(base, real)) throw refused(label, 'outside_workspace', 'a symbolic link leads out of the workspace: it is not followed');
 }
 
@@ -131,8 +136,7 @@ export async function readInside(root: string, rel: string, maxBytes: number): P
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new WorkbenchError('not_found', `${rel}: no such file in the workspace`, { details: { file: rel } });
     if (code === 'ELOOP') throw refused(rel, 'outside_workspace', 'the file was replaced by a symbolic link while it was being opened: it is not followed');
-    if (code === 'EISDIR') throw new WorkbenchError('invalid_request', `${rel} is a folder, not a file`, { details: { file: rel } });
-    throw new WorkbenchError('invalid_request', `${rel}: cannot read it: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message}`, { details: { file: rel } });
+    throw fileSystemRefusal(error, rel, { file: rel });
   }
   try {
     await expectOpened(handle, real, rel);
@@ -172,7 +176,7 @@ async function placeInside(root: string, rel: string, options: { mkdirs: boolean
     try {
       info = await lstat(next);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !options.mkdirs) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !options.mkdirs) throw fileSystemRefusal(error, rel, { file: rel });
       // mkdir never follows a link: a link put here meanwhile fails with EEXIST.
       await mkdir(next, options.dirMode === undefined ? undefined : { mode: options.dirMode });
       dir = next;
