@@ -1307,7 +1307,7 @@ export const METHODS = {
    */
   'interop.import': method<SkillImportReport>()(
     z.strictObject({
-      paths: z.array(z.string().min(1).max(4096)).min(1).max(100),
+      paths: z.array(folderSchema).min(1).max(100),
       namespace: slug('a namespace'),
       overwrite: z.boolean().default(false),
       dry_run: z.boolean().default(false),
@@ -1325,7 +1325,7 @@ export const METHODS = {
         z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
         z.strictObject({ kind: z.literal('file'), path: workspacePathSchema }),
       ]),
-      to: z.string().min(1).max(4096),
+      to: folderSchema,
       overwrite: z.boolean().default(false),
       dry_run: z.boolean().default(false),
     }),

@@ -38,6 +38,8 @@ describe.each(TRANSPORTS)('control characters in paths over %s', (transport) => 
       wb.client.call('workspace.save', { path, text: '{}', base_hash: null }),
       wb.client.call('reviews.create', { source: { kind: 'file', path }, connection: 'default' }),
       wb.client.call('workspace.open', { dir: `${root}${char}` }),
+      wb.client.call('interop.import', { paths: [`skills/import${char}ed`], namespace: 'imported', dry_run: true }),
+      wb.client.call('interop.export', { source: { kind: 'file', path: 'skills/packages/travel/weather-assessment.json' }, to: `export${char}ed`, dry_run: true }),
     ];
     for (const call of calls) {
       const error = await failure(call);
