@@ -51,12 +51,13 @@ describe('a damaged local registry through the API', () => {
   });
 
   it('refuses a tampered revision in packages.get and packages.open, naming the file', async () => {
+    // Each call starts only when awaited, so no rejection waits unhandled for its turn.
     for (const call of [
-      wb.client['packages.get']({ connection: 'damaged', skill: TAMPERED, version: 'published' }),
-      wb.client['packages.get']({ connection: 'damaged', skill: TAMPERED, version: 1 }),
-      wb.client['packages.open']({ connection: 'damaged', skill: TAMPERED }),
+      () => wb.client['packages.get']({ connection: 'damaged', skill: TAMPERED, version: 'published' }),
+      () => wb.client['packages.get']({ connection: 'damaged', skill: TAMPERED, version: 1 }),
+      () => wb.client['packages.open']({ connection: 'damaged', skill: TAMPERED }),
     ]) {
-      const error = await failure(call);
+      const error = await failure(call());
       expect(error.data.code).toBe('integrity_mismatch');
       expect(error.data.message).toContain(versionFile);
     }
