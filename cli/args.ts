@@ -28,10 +28,12 @@ function exactPositive(digits: string, flag: string): number {
   return n;
 }
 
-/** Parses a positive integer flag value (at most 2^53 - 1) or throws a usage error naming the flag. */
-export function positiveInt(value: string | undefined, flag: string): number | undefined {
+/** Parses a positive integer flag value (at most `max` when given, and never past 2^53 - 1) or throws a usage error naming the flag and its bound. */
+export function positiveInt(value: string | undefined, flag: string, max?: number): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`${flag} must be a positive integer, got '${value}'`);
+  const bound = max === undefined ? '' : ` up to ${max}`;
+  if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`${flag} must be a positive integer${bound}, got '${value}'`);
+  if (max !== undefined && !(Number(value) <= max)) throw new UsageError(`${flag} must be a positive integer${bound}, got '${value}'`);
   return exactPositive(value, flag);
 }
 
@@ -78,13 +80,13 @@ export async function asUsage<T>(step: Promise<T>, flag?: string): Promise<T> {
  * The `--model` specs of a command: at least one, none twice, each a valid
  * spec; otherwise a usage error naming the problem.
  */
-export function modelSpecs(values: string[] | undefined): string[] {
+export function modelSpecs(values: string[] | undefined, flag = '--model'): string[] {
   const specs = values ?? [];
-  if (specs.length === 0) throw new UsageError('give at least one --model SPEC (for example --model baseline:lexical)');
-  if (new Set(specs).size !== specs.length) throw new UsageError('--model: the same spec is given twice');
+  if (specs.length === 0) throw new UsageError(`give at least one ${flag} SPEC (for example ${flag} baseline:lexical)`);
+  if (new Set(specs).size !== specs.length) throw new UsageError(`${flag}: the same spec is given twice`);
   for (const spec of specs) {
     const parsed = safeParseModelSpec(spec);
-    if (!parsed.success) throw new UsageError(parsed.error.message);
+    if (!parsed.success) throw new UsageError(flag === '--model' ? parsed.error.message : `${flag}: ${parsed.error.message}`);
   }
   return specs;
 }

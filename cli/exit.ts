@@ -17,6 +17,8 @@ export const EXIT = {
   internal: 7,
   /** The store refused the credentials (401) or the permission (403), or the connection is read-only or protected. */
   denied: 8,
+  /** An evaluation reached no verdict: more error cells or unusable answers than allowed, or a selector never asked. */
+  incomplete: 9,
 } as const;
 
 /** A usage error: wrong flags or arguments (exit 2). */

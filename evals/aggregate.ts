@@ -10,7 +10,10 @@
  *
  * Conventions:
  * - `error` cells (transport failures, timeouts) count in `errors` and in no
- *   rate; `invalid` answers count as "not activated" and in `invalid`;
+ *   rate; unusable answers (`invalid`) count in `invalid` and in no rate
+ *   either, nor in trigger rates or paired comparisons (evals/metrics.ts);
+ * - a cell whose activation selector asked a model counts in `asked`: a skill
+ *   row whose answered cells never did measures nothing about the skill;
  * - a cell that appears twice (same model, variant, case and repeat) counts once;
  *   cells outside the header's matrix are ignored;
  * - co-activation leaves out skills bound `always` in the cell's catalog: they
@@ -29,9 +32,12 @@ const ABSENT = 0;
 const PRESENT = 1;
 
 interface CaseCount {
+  /** Usable answers that activated the skill. */
   k: number;
+  /** Usable answers. */
   n: number;
   errors: number;
+  invalid: number;
 }
 
 interface Group {
@@ -40,6 +46,7 @@ interface Group {
   skill: string;
   confusion: Confusion;
   cells: number;
+  asked: number;
   cases: Map<string, CaseCount>;
   co: Map<string, number>;
   stolen: Map<string, number>;
@@ -59,6 +66,12 @@ interface ModelTotals {
   invalid: number;
   cells: number;
   cached: number;
+}
+
+/** Whether the cell's activation selector asked its model (a skipped catalog, or only always-on and trusted skills, ask none). */
+function askedModel(cell: CellRecord): boolean {
+  const calls = (cell.trace as { calls?: unknown } | undefined)?.calls;
+  return Array.isArray(calls) && calls.some((c) => (c as { kind?: unknown } | null)?.kind === 'activation');
 }
 
 const increment = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
@@ -120,6 +133,7 @@ export class Aggregator {
         skill,
         confusion: { tp: 0, fp: 0, tn: 0, fn: 0, errors: 0, invalid: 0 },
         cells: 0,
+        asked: 0,
         cases: new Map(),
         co: new Map(),
         stolen: new Map(),
@@ -145,20 +159,23 @@ export class Aggregator {
     const slot = this.slot(m, v, c, cell.repeat);
     if (this.state[slot] !== ABSENT) return false;
     const error = cell.outcome === 'error';
+    const unusable = !error && cell.invalid === true;
     const activated = cell.outcome === 'activated';
     this.state[slot] = PRESENT;
 
     const g = this.group(cell.model, cell.variant, info.skill);
     g.cells++;
+    if (!error && askedModel(cell)) g.asked++;
     addToConfusion(g.confusion, { expected: info.expect, outcome: cell.outcome, invalid: cell.invalid });
-    const count = g.cases.get(cell.case) ?? { k: 0, n: 0, errors: 0 };
+    const count = g.cases.get(cell.case) ?? { k: 0, n: 0, errors: 0, invalid: 0 };
     if (error) count.errors++;
+    else if (unusable) count.invalid++;
     else {
       count.n++;
       if (activated) count.k++;
     }
     g.cases.set(cell.case, count);
-    if (!error) {
+    if (!error && !unusable) {
       const stolen = info.expect === 'activate' && !activated;
       for (const other of cell.activated) {
         if (other === info.skill || g.always.has(other)) continue;
@@ -179,7 +196,7 @@ export class Aggregator {
       t.errors++;
       this.totals.errors++;
     } else if (Number.isFinite(cell.latency_ms)) t.latencies.push(cell.latency_ms);
-    if (cell.invalid) {
+    if (unusable) {
       t.invalid++;
       this.totals.invalid++;
     }
@@ -221,7 +238,7 @@ export class Aggregator {
       const count = g.cases.get(id);
       if (!count) continue;
       const isFlaky = count.k > 0 && count.k < count.n;
-      trigger[id] = { k: count.k, n: count.n, errors: count.errors, flaky: isFlaky };
+      trigger[id] = { k: count.k, n: count.n, errors: count.errors, invalid: count.invalid, flaky: isFlaky };
       if (isFlaky) flaky.push(id);
     }
     return {
@@ -230,6 +247,7 @@ export class Aggregator {
       ...g.confusion,
       ...rates(g.confusion),
       cells: g.cells,
+      asked: g.asked,
       flaky_cases: flaky,
       trigger_rates: trigger,
       co_activated: sortedRecord(g.co),

@@ -3,9 +3,11 @@
  * recall and F1 per model and skill, trigger rates and flaky cases, latency
  * percentiles, and the exact McNemar test for paired comparisons.
  *
- * Errors (transport failures, timeouts) and invalid selector answers are their
- * own outcomes: they are counted apart and never folded into "not activated",
- * so a flaky endpoint cannot masquerade as a precise skill.
+ * Errors (transport failures, timeouts) and unusable answers (the selector's
+ * strict decoding or revalidation rejected them) are their own outcomes: they
+ * are counted apart and in no rate, never folded into "not activated", so a
+ * flaky endpoint cannot masquerade as a precise skill and a model whose
+ * answers the runtime cannot use earns no free true negatives.
  */
 
 /** What one call of the selector pipeline produced for one case. */
@@ -18,8 +20,20 @@ export type Expectation = 'activate' | 'not_activate';
 export interface ScoredCell {
   expected: Expectation;
   outcome: CellOutcome;
-  /** The selector returned an answer it had to reject (counted inside its outcome too). */
+  /** The selector had to reject the model's answer: an unusable answer, its own outcome whatever `outcome` says the runtime did. */
   invalid?: boolean;
+}
+
+/** What a cell counts as: a usable answer's verdict, an unusable answer, or an error. */
+export type ScoredOutcome = 'tp' | 'fp' | 'tn' | 'fn' | 'invalid' | 'errors';
+
+/** The one rule that files a cell under a count (every aggregation and recount uses it). */
+export function scoredOutcome(cell: ScoredCell): ScoredOutcome {
+  if (cell.outcome === 'error') return 'errors';
+  if (cell.invalid) return 'invalid';
+  const activated = cell.outcome === 'activated';
+  if (cell.expected === 'activate') return activated ? 'tp' : 'fn';
+  return activated ? 'fp' : 'tn';
 }
 
 /** Confusion counts plus the outcomes kept apart. */
@@ -30,11 +44,11 @@ export interface Confusion {
   fn: number;
   /** Cells that ended in a transport/model error or timeout: excluded from the rates. */
   errors: number;
-  /** Cells whose model answer was rejected by strict decoding or revalidation. */
+  /** Cells whose model answer was rejected by strict decoding or revalidation: unusable, excluded from the rates. */
   invalid: number;
 }
 
-/** Rates derived from a {@link Confusion}; `null` where the denominator is zero. */
+/** Rates derived from a {@link Confusion} (usable answers only); `null` where the denominator is zero. */
 export interface Rates {
   accuracy: number | null;
   precision: number | null;
@@ -51,38 +65,34 @@ export function confusion(cells: Iterable<ScoredCell>): Confusion {
 
 /** Adds one cell to a running confusion (for streaming aggregation). */
 export function addToConfusion(c: Confusion, cell: ScoredCell): void {
-  if (cell.invalid) c.invalid++;
-  if (cell.outcome === 'error') {
-    c.errors++;
-    return;
-  }
-  const activated = cell.outcome === 'activated';
-  if (cell.expected === 'activate') {
-    if (activated) c.tp++;
-    else c.fn++;
-  } else if (activated) c.fp++;
-  else c.tn++;
+  c[scoredOutcome(cell)]++;
 }
 
 function ratio(numerator: number, denominator: number): number | null {
   return denominator === 0 ? null : numerator / denominator;
 }
 
-/** Accuracy, precision, recall and F1 of a confusion matrix. */
+/**
+ * Accuracy, precision, recall and F1 of a confusion matrix. F1 is null when
+ * precision or recall is (it is their harmonic mean: undefined where either
+ * is), and 0 when both are 0.
+ */
 export function rates(c: Confusion): Rates {
   const precision = ratio(c.tp, c.tp + c.fp);
   const recall = ratio(c.tp, c.tp + c.fn);
-  const f1 = precision === null || recall === null || precision + recall === 0 ? (c.tp + c.fp + c.fn > 0 ? 0 : null) : (2 * precision * recall) / (precision + recall);
+  const f1 = precision === null || recall === null ? null : precision + recall === 0 ? 0 : (2 * precision * recall) / (precision + recall);
   return { accuracy: ratio(c.tp + c.tn, c.tp + c.tn + c.fp + c.fn), precision, recall, f1 };
 }
 
-/** How often one case triggered across its repeats (errors excluded from n). */
+/** How often one case triggered across its repeats (errors and unusable answers excluded from n). */
 export interface TriggerRate {
-  /** Activations among the repeats that produced an answer. */
+  /** Activations among the repeats that produced a usable answer. */
   k: number;
-  /** Repeats that produced an answer. */
+  /** Repeats that produced a usable answer. */
   n: number;
   errors: number;
+  /** Repeats whose answer was unusable (absent in summaries written before they were counted apart). */
+  invalid?: number;
   /** Neither always nor never: the model disagrees with itself on this case. */
   flaky: boolean;
 }

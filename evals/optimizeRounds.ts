@@ -21,6 +21,7 @@ import type { PlanStore } from './plan';
 import type { CatalogLine, DescriptionProposer, ProposerInput, TrainCase, TrainFailure } from './proposers';
 import { readCells } from './reports/cells';
 import type { EvalVariantPlan, RunResult } from './runner';
+import { cellCauses } from './service';
 import type { EvalCase } from './suite';
 import type { CellRecord } from './types';
 
@@ -112,7 +113,7 @@ export function variantScores(result: RunResult, label: string): ModelScore[] {
 }
 
 /** Scores every variant of a train run, with the outcomes and failures a proposer is shown. */
-async function scoreTrain(setup: TrainSetup, round: number, variants: EvalVariantPlan[]): Promise<Map<string, Scored>> {
+async function scoreTrain(setup: TrainSetup, round: number, variants: EvalVariantPlan[]): Promise<{ byLabel: Map<string, Scored>; cellsFile: string }> {
   const key = skillKey(setup.id);
   const result = await setup.evaluate(round, variants);
   const byId = new Map(setup.trainCases.map((c) => [c.id, c]));
@@ -159,7 +160,7 @@ async function scoreTrain(setup: TrainSetup, round: number, variants: EvalVarian
     }));
     scored.failures.sort((a, b) => (a.case < b.case ? -1 : a.case > b.case ? 1 : 0) || (a.model < b.model ? -1 : a.model > b.model ? 1 : 0) || a.repeat - b.repeat);
   }
-  return out;
+  return { byLabel: out, cellsFile: result.cellsFile };
 }
 
 /**
@@ -170,10 +171,17 @@ export async function runTrainRounds(setup: TrainSetup): Promise<TrainResult> {
   const { id, original, originalVariant, perRound } = setup;
   const key = skillKey(id);
   const budget = originalVariant.catalog.budget;
-  const originalScore = (await scoreTrain(setup, 0, [originalVariant])).get(ORIGINAL)!;
+  const originalRun = await scoreTrain(setup, 0, [originalVariant]);
+  const originalScore = originalRun.byLabel.get(ORIGINAL)!;
   const unavailable = originalScore.scores.filter((s) => s.answered === 0);
   if (unavailable.length > 0) {
-    throw new WorkbenchError('unavailable', `model unavailable: ${unavailable.map((s) => s.model).join(', ')} answered none of the ${setup.trainCases.length * setup.repeats} train cells of the original description`);
+    // The first distinct causes per model: "model unavailable" alone hides "no API key" in cells.jsonl.
+    const causes = await cellCauses(originalRun.cellsFile);
+    const why = unavailable.map((s) => {
+      const first = (causes.get(s.model) ?? []).map((c) => `${c.kind === 'error' ? '' : 'unusable answer: '}${c.message} (${c.cells} cell${c.cells === 1 ? '' : 's'})`);
+      return `${s.model}${first.length > 0 ? `: ${first.join('; ')}` : ''}`;
+    });
+    throw new WorkbenchError('unavailable', `model unavailable: ${unavailable.map((s) => s.model).join(', ')} answered none of the ${setup.trainCases.length * setup.repeats} train cells of the original description. ${why.join('. ')}`);
   }
 
   const versions = new Map([[key, await nextVersion(id, setup.catalog.store, setup.catalog.store)]]);
@@ -243,7 +251,7 @@ export async function runTrainRounds(setup: TrainSetup): Promise<TrainResult> {
 
     let best: TrainLeader | undefined;
     if (toRun.length > 0) {
-      const scored = await scoreTrain(setup, round, toRun);
+      const scored = (await scoreTrain(setup, round, toRun)).byLabel;
       for (const candidate of fresh.filter((c) => c.status === 'evaluated')) {
         const s = scored.get(candidate.id)!;
         candidate.train = s.scores;

@@ -12,11 +12,11 @@
  * findings, doubts about a catalog as warnings, and a request that cannot be
  * planned at all as a thrown `WorkbenchError` with a store-taxonomy code.
  */
-import { relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { WorkbenchError } from '../core/errors';
 import { skillKey, type Finding, type SkillId, type SkillPackage } from '../core/package/types';
 import { formatBindingIssue, parseBindings, type BindingIssue } from '../core/selector/bindings';
-import { DEFAULT_SELECTOR_LIMITS } from '../core/selector/limits';
+import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from '../core/selector/limits';
 import type { SkillBinding } from '../core/selector/types';
 import { isStoreError } from '../core/store/errors';
 import type { SkillRegistryReader, SkillRevisionReader, StoredRevision } from '../core/store/types';
@@ -80,6 +80,8 @@ export interface PlanOptions {
   comparePublished: boolean;
   /** Secret-free name of the store, recorded with each catalog. */
   source: string;
+  /** Selector limits the catalogs are measured against (default: guide 9.10). */
+  limits?: SelectorLimits;
 }
 
 /**
@@ -152,13 +154,16 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
     }
   }
   const cases = new Map<string, EvalCase[]>();
+  const extrasShown = new Map<string, string>();
   for (const t of targets) {
     const key = skillKey(t.id);
     const pkg = packages.get(key);
     if (!pkg) continue;
     let extras: EvalCase[] = [];
     if (t.extras) {
-      const shown = relative(options.cwd, t.extras) || t.extras;
+      // Relative when it lies under the working directory; a file elsewhere (the example workspace) by its whole path.
+      const rel = relative(options.cwd, t.extras);
+      const shown = rel === '' || rel.startsWith('..') || isAbsolute(rel) ? t.extras : rel;
       let text: string;
       try {
         text = await readTextBounded(t.extras, SIDE_FILE_MAX_BYTES, shown);
@@ -172,6 +177,7 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
         continue;
       }
       extras = parsed.cases;
+      extrasShown.set(key, shown);
     }
     const suite = buildSuite(t.id, pkg, extras);
     if (suite.cases.length === 0) {
@@ -202,6 +208,7 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
         drafts: draftSet,
         source: options.source,
         ...(options.bindingsFile !== undefined && { bindingsFile: options.bindingsFile }),
+        ...(options.limits && { limits: options.limits }),
       });
       for (const w of catalog.warnings) warnings.push({ code: 'catalog', skill: key, variant: label, message: `catalog of ${key} (${label}): ${w}` });
       const own = catalog.record.entries.find((e) => e.under_test)!;
@@ -234,7 +241,8 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
     } else {
       await add('published', overlay, draftKeys, undefined, stored.get(key)!.version);
     }
-    skills.push({ skill: key, cases: cases.get(key)!, variants });
+    const extrasFile = extrasShown.get(key);
+    skills.push({ skill: key, cases: cases.get(key)!, variants, ...(extrasFile !== undefined && { extras: extrasFile }) });
   }
   return { ok: true, skills, warnings };
 }

@@ -22,7 +22,6 @@ import { join, relative, resolve } from 'node:path';
 import type {
   EvalCatalogView,
   EvalCell,
-  EvalModelEstimate,
   EvalModelProgress,
   EvalPlanView,
   EvalProgress,
@@ -37,20 +36,26 @@ import type { EvalsHost, EvalsPort } from '../core/api/evalsPort';
 import type { Handler } from '../core/api/router';
 import { WorkbenchError } from '../core/errors';
 import { writeFileAtomic } from '../core/fs/atomic';
-import { openModel, priceOf, resolveModelId, safeParseModelSpec } from '../core/models/index';
-import type { ModelClient } from '../core/models/types';
-import { estimateTokens } from '../core/package/tokens';
+import { openModel } from '../core/models/index';
 import { catalogConsequence } from '../core/report/catalog';
-import { resolveSelectorLimits } from '../core/selector/limits';
 import type { SkillStore } from '../core/store/types';
 import { expectInside } from '../core/workspace/confine';
-import { resolveTargets, workspaceExtraCases as confinedExtras, type Target } from '../core/workspace/targets';
-import { summarize } from './aggregate';
+import { resolveTargets, workspaceExtraCases, type Target } from '../core/workspace/targets';
 import { AnswerCache } from './cache';
-import { planEval, type PlanResult } from './plan';
-import { renderMarkdownReport, writeHtmlReport, writeJsonReport, writeJunitReport } from './reports/index';
-import { configHash, runEval, type ModelProgress, type RunProgress } from './runner';
+import { type ModelProgress, type RunProgress } from './runner';
 import { RUN_FILES, readHeader, scanCells } from './runFiles';
+import {
+  checkSettings,
+  estimateEvaluation,
+  openEvaluationModels,
+  planEvaluation,
+  renderEvaluationReport,
+  runEvaluation,
+  summarizeRunFolder,
+  type EvaluationPlan,
+  type EvaluationSettings,
+  type OpenedModels,
+} from './service';
 import type { CatalogRecord, CellRecord, EvalSummary, RunHeader } from './types';
 import { optimizeHandlers, type LiveOptimize } from './optimizePort';
 import type { GateOptions } from './verdict';
@@ -71,9 +76,6 @@ export interface EvalsPortOptions {
 const REQUEST_FILE = 'request.json';
 /** Bound on a request file read back (a request is small). */
 const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
-/** Rough selector prompt overhead and answer size of one call, for the cost estimate only. */
-const PROMPT_OVERHEAD_TOKENS = 600;
-const ANSWER_TOKENS = 60;
 
 interface LiveRun {
   id: string;
@@ -116,13 +118,31 @@ function catalogView(c: CatalogRecord): EvalCatalogView {
   };
 }
 
-function gateOptions(request: EvalRequest): GateOptions {
+/** The gates of a request, as the engine's verdict takes them. */
+export function gateOptions(request: Pick<EvalRequest, 'gates'>): GateOptions {
   const g = request.gates;
   return {
     ...(g.min_accuracy !== undefined && { minAccuracy: g.min_accuracy }),
     ...(g.min_recall !== undefined && { minRecall: g.min_recall }),
     ...(g.min_precision !== undefined && { minPrecision: g.min_precision }),
     ...(g.fail_on_regression === true && { failOnRegression: true }),
+    ...(g.regression_margin !== undefined && { regressionMargin: g.regression_margin }),
+    ...(g.reference_model !== undefined && { referenceModel: g.reference_model }),
+    ...(g.max_error_rate !== undefined && { maxErrorRate: g.max_error_rate }),
+    ...(g.max_invalid_rate !== undefined && { maxInvalidRate: g.max_invalid_rate }),
+    ...(g.allow_skipped_activation === true && { allowSkippedActivation: true }),
+  };
+}
+
+/** The settings of a request, as the evaluation service takes them. */
+function settingsOf(request: EvalRequest): EvaluationSettings {
+  return {
+    models: request.models,
+    ...(request.resource_model !== undefined && { resourceModel: request.resource_model }),
+    repeats: request.repeats,
+    comparePublished: request.compare_published,
+    ...(request.bindings && { bindings: request.bindings.map((b) => ({ ...b })), bindingsSource: 'the given bindings' }),
+    ...(request.limits && { limits: request.limits }),
   };
 }
 
@@ -132,24 +152,6 @@ function expectedTotal(header: RunHeader): number {
   for (const v of header.variants) variantsOf.set(v.skill, (variantsOf.get(v.skill) ?? 0) + 1);
   const units = header.cases.reduce((n, c) => n + (variantsOf.get(c.skill) ?? 0), 0);
   return header.repeats * units * header.models.length;
-}
-
-function isBaselineSpec(spec: string): boolean {
-  const parsed = safeParseModelSpec(spec);
-  return parsed.success && parsed.output.kind === 'baseline';
-}
-
-/** The price of a model spec's first member, when the price table knows it. */
-function priceOfSpec(spec: string, env: Record<string, string | undefined>): { inputPerMTok: number; outputPerMTok: number } | null | undefined {
-  const parsed = safeParseModelSpec(spec);
-  if (!parsed.success) return undefined;
-  const first = parsed.output.kind === 'chain' ? parsed.output.members[0] : parsed.output;
-  if (!first) return undefined;
-  if (first.kind === 'baseline' || first.kind === 'llama-cpp') return null;
-  if (first.kind !== 'hosted' || first.provider === 'openai-compatible') return undefined;
-  const resolved = resolveModelId(first.provider, first.model, env);
-  if (!resolved) return undefined;
-  return priceOf(first.provider, resolved.model);
 }
 
 /** Creates the engine's implementation of the `evals.*` methods. */
@@ -177,14 +179,19 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
       const runsDir = () => runsDirOf(host.dataDir);
       const runDir = (id: string) => join(runsDir(), id);
 
-      /** Resolves the request's targets to the engine's, writing drafts to `scratch` for the planner. */
+      /**
+       * Resolves the request's targets to the engine's, writing drafts to
+       * `scratch` for the planner. The cases each brings follow the one rule
+       * of core/workspace/targets.ts, with the open workspace as the
+       * evaluating workspace: the same cases as `skillbench eval --workspace`.
+       */
       const targetsOf = async (request: EvalRequest, scratch: () => Promise<string>): Promise<Target[]> => {
         const ws = host.workspace();
         const out: Target[] = [];
         for (const [i, t] of request.targets.entries()) {
           const pointer = `/targets/${i}`;
           if (t.kind === 'published') {
-            const extras = ws ? await confinedExtras(ws, t.skill) : undefined;
+            const extras = ws ? await workspaceExtraCases(ws, t.skill) : undefined;
             out.push({ kind: 'stored', id: t.skill, ...(extras && { extras }) });
           } else if (t.kind === 'file') {
             if (!ws) throw new WorkbenchError('invalid_request', `no workspace is open to read ${t.path} from`, { details: { pointer } });
@@ -202,52 +209,28 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
             if (!draft) throw new WorkbenchError('not_found', `no draft '${t.draft}'`, { details: { pointer } });
             const file = join(await scratch(), `${i}.json`);
             await writeFile(file, draft.text);
-            const extras = ws ? await confinedExtras(ws, draft.skill) : undefined;
+            const extras = ws ? await workspaceExtraCases(ws, draft.skill) : undefined;
             out.push({ kind: 'draft', id: draft.skill, file: draft.path ?? `draft ${t.draft}`, abs: file, ...(extras && { extras }) });
           }
         }
         return out;
       };
 
-      const plan = async (request: EvalRequest): Promise<PlanResult> => {
+      const plan = async (request: EvalRequest): Promise<EvaluationPlan> => {
+        const settings = settingsOf(request);
+        checkSettings(settings);
+        const reference = request.gates.reference_model;
+        if (reference !== undefined && (!request.models.includes(reference) || request.models.length < 2)) {
+          throw new WorkbenchError('invalid_request', `the reference model must be one of at least two models, got '${reference}'`, { details: { pointer: '/gates/reference_model' } });
+        }
         let dir: string | undefined;
         const scratch = async () => (dir ??= await mkdtemp(join(tmpdir(), 'skillbench-eval-plan-')));
         try {
           const targets = await targetsOf(request, scratch);
-          return await host.useStore(request.connection, (store: SkillStore, label: string) =>
-            planEval(targets, {
-              store,
-              cwd: host.workspace() ?? host.dataDir,
-              ...(request.bindings && { bindings: request.bindings.map((b) => ({ ...b })), bindingsFile: 'the given bindings' }),
-              comparePublished: request.compare_published,
-              source: label,
-            }),
-          );
+          return await host.useStore(request.connection, (store: SkillStore, label: string) => planEvaluation(targets, settings, { store, source: label, cwd: host.workspace() ?? host.dataDir }));
         } finally {
           if (dir) await rm(dir, { recursive: true, force: true });
         }
-      };
-
-      const checkSpecs = (request: EvalRequest) => {
-        request.models.forEach((spec, i) => {
-          const parsed = safeParseModelSpec(spec);
-          if (!parsed.success) throw new WorkbenchError('invalid_request', parsed.error.message, { details: { pointer: `/models/${i}` } });
-        });
-      };
-
-      const hashOf = (request: EvalRequest, planned: Extract<PlanResult, { ok: true }>, baseline: (spec: string, i: number) => boolean): string => {
-        const limits = resolveSelectorLimits({});
-        if (!limits.ok) throw new WorkbenchError('internal', 'the default selector limits do not resolve');
-        const catalogs: Record<string, CatalogRecord> = {};
-        for (const s of planned.skills) for (const v of s.variants) catalogs[`${v.info.label}|${s.skill}`] = v.catalog;
-        return configHash({
-          models: request.models.map((spec, i) => ({ spec, isBaseline: baseline(spec, i) })),
-          variants: planned.skills.flatMap((s) => s.variants.map((v) => v.info)),
-          catalogs,
-          cases: planned.skills.flatMap((s) => s.cases),
-          repeats: request.repeats,
-          limits: limits.limits,
-        });
       };
 
       /** A run's view from its folder (a run not live in this process). */
@@ -327,16 +310,11 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
 
       const summaryOf = async (id: string, header: RunHeader): Promise<EvalSummary | null> => {
         const request = await requestOf(id);
-        const cells: CellRecord[] = [];
-        const file = join(runDir(id), RUN_FILES.cells);
-        const scan = await scanCells(file, (cell) => void cells.push(cell));
-        if (scan.cells === 0) return null;
-        return summarize(header, cells, request ? gateOptions(request) : {});
+        return summarizeRunFolder(runDir(id), header, request ? gateOptions(request) : {});
       };
 
       /** Starts (or resumes) the run of `request`; resolves once its header is written. */
       const start = async (request: EvalRequest, expectId?: string): Promise<EvalRunView> => {
-        checkSpecs(request);
         const planned = await plan(request);
         if (!planned.ok) {
           const first = planned.problems[0]!;
@@ -344,27 +322,17 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
             details: { problems: planned.problems, ...(first.file !== undefined && { file: first.file }) },
           });
         }
-        const models: ModelClient[] = [];
-        try {
-          for (const [i, spec] of request.models.entries()) {
-            try {
-              models.push(await open(spec, { env: host.env, timeoutMs: request.timeout_ms, retries: { retryOn: ['server'] } }));
-            } catch (error) {
-              throw new WorkbenchError('invalid_request', `${spec}: ${toErrorData(error).message}`, { cause: error, details: { pointer: `/models/${i}` } });
-            }
-          }
-        } catch (error) {
-          await Promise.allSettled(models.map((m) => m.close?.()));
-          throw error;
-        }
-        const id = hashOf(request, planned, (_spec, i) => models[i]!.isBaseline);
+        const id = planned.configHash;
         if (expectId !== undefined && id !== expectId) {
-          await Promise.allSettled(models.map((m) => m.close?.()));
           throw new WorkbenchError('conflict', `run ${expectId} cannot be resumed: its skills, catalog or cases changed since it started (the same request now plans run ${id})`, { details: { run: expectId, now: id } });
         }
+        const already = live.get(id);
+        if (already) return liveView(already);
+        const models: OpenedModels = await openEvaluationModels(planned.settings, { env: host.env, timeoutMs: request.timeout_ms, open });
+        // Opening models awaits: another start of the same run may have won meanwhile.
         const existing = live.get(id);
         if (existing) {
-          await Promise.allSettled(models.map((m) => m.close?.()));
+          await models.close();
           return liveView(existing);
         }
         const dir = runDir(id);
@@ -390,11 +358,10 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
         const done = (async () => {
           try {
             await writeFileAtomic(join(await ensureDir(dir), REQUEST_FILE), `${JSON.stringify(request, null, 2)}\n`);
-            const result = await runEval(
+            const result = await runEvaluation(
+              planned,
+              models,
               {
-                models,
-                skills: planned.skills,
-                repeats: request.repeats,
                 concurrency: request.concurrency,
                 runDir: dir,
                 ...(cache && { cache }),
@@ -432,7 +399,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
               run.error = toErrorData(error, { redact: host.redact });
             } else failed(error);
           } finally {
-            await Promise.allSettled(models.map((m) => m.close?.()));
+            await models.close();
           }
           if (!run) return;
           const view = liveView(run);
@@ -448,34 +415,12 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
 
       const handlers: { [M in 'evals.plan' | 'evals.start' | 'evals.stop' | 'evals.resume' | 'evals.list' | 'evals.get' | 'evals.cells' | 'evals.trace' | 'evals.export']: Handler<M> } = {
         'evals.plan': async (request) => {
-          checkSpecs(request);
           const planned = await plan(request);
           if (!planned.ok) {
             return { ok: false, problems: planned.problems, warnings: [], config_hash: null, cells: 0, estimated_calls: 0, estimated_cost_usd: null, models: [], skills: [], resumable: null };
           }
-          const units = planned.skills.reduce((n, s) => n + s.cases.length * s.variants.length, 0);
-          const perModelCells = units * request.repeats;
-          // One activation call per cell, plus a resource call where a should-activate case names expected resources.
-          let calls = 0;
-          let inputTokens = 0;
-          for (const s of planned.skills) {
-            for (const v of s.variants) {
-              for (const c of s.cases) {
-                const n = 1 + (c.expect === 'activate' && c.expectedResources && c.expectedResources.length > 0 ? 1 : 0);
-                calls += n;
-                inputTokens += n * (v.catalog.tokens + estimateTokens(c.request) + PROMPT_OVERHEAD_TOKENS);
-              }
-            }
-          }
-          calls *= request.repeats;
-          inputTokens *= request.repeats;
-          const estimates: EvalModelEstimate[] = request.models.map((spec) => {
-            const baseline = isBaselineSpec(spec);
-            const price = priceOfSpec(spec, host.env);
-            const cost = price === null ? 0 : price === undefined ? null : (inputTokens * price.inputPerMTok + calls * ANSWER_TOKENS * price.outputPerMTok) / 1_000_000;
-            return { spec, isBaseline: baseline, cells: perModelCells, estimated_calls: calls, estimated_cost_usd: cost };
-          });
-          const id = hashOf(request, planned, (spec) => isBaselineSpec(spec));
+          const estimate = estimateEvaluation(planned, host.env);
+          const id = planned.configHash;
           let resumable: EvalPlanView['resumable'] = null;
           if (!live.has(id)) {
             const header = await readHeader(runDir(id)).catch(() => undefined);
@@ -484,19 +429,21 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
               if (view.status === 'incomplete') resumable = { run: id, done: view.progress.done, total: view.progress.total };
             }
           }
-          const costs = estimates.map((e) => e.estimated_cost_usd);
           return {
             ok: true,
             problems: [],
             warnings: planned.warnings.map((w) => ({ ...w })),
             config_hash: id,
-            cells: perModelCells * request.models.length,
-            estimated_calls: calls * request.models.length,
-            estimated_cost_usd: costs.some((c) => c === null) ? null : costs.reduce((a: number, c) => a + c!, 0),
-            models: estimates,
-            skills: planned.skills.map((s) => ({
+            cells: estimate.cells,
+            estimated_calls: estimate.calls,
+            estimated_cost_usd: estimate.costUsd,
+            models: estimate.models.map((m) => ({ spec: m.spec, isBaseline: m.isBaseline, cells: m.cells, estimated_calls: m.calls, estimated_cost_usd: m.costUsd })),
+            skills: planned.skills.map((s, i) => ({
               skill: s.skill,
               cases: s.cases.length,
+              examples: planned.cases[i]!.examples,
+              extra_cases: planned.cases[i]!.extra,
+              ...(s.extras !== undefined && { extras_file: s.extras }),
               variants: s.variants.map((v) => ({ label: v.info.label, version: v.info.version, manifest_hash: v.info.manifest_hash, catalog: catalogView(v.catalog) })),
             })),
             resumable,
@@ -562,6 +509,8 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
             cases: header.cases.map((c) => ({ ...c })),
             variants: header.variants.map((v) => ({ ...v })),
             catalogs: Object.fromEntries(Object.entries(header.catalogs).map(([k, c]) => [k, catalogView(c)])),
+            ...(header.resource_model !== undefined && { resource_model: header.resource_model }),
+            ...(header.extras && { extras: { ...header.extras } }),
             summary: summary as EvalSummaryView | null,
           };
         },
@@ -593,21 +542,10 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
           const header = live.get(id)?.header ?? (await headerOf(id));
           const summary = await summaryOf(id, header);
           if (!summary) throw new WorkbenchError('conflict', `run ${id} has no recorded cell to report yet`, { details: { run: id } });
-          const cellsFile = join(runDir(id), RUN_FILES.cells);
-          const ext = { json: 'json', junit: 'xml', markdown: 'md', html: 'html' }[format];
+          const ext = { json: 'json', junit: 'junit.xml', markdown: 'md', html: 'html' }[format];
           const type = { json: 'application/json', junit: 'application/xml', markdown: 'text/markdown', html: 'text/html' }[format];
-          const filename = `skillbench-eval-${header.config_hash}.${format === 'junit' ? 'junit.xml' : ext}`;
-          if (format === 'markdown') return { format, filename, content_type: type, text: renderMarkdownReport(header, summary) };
-          const dir = await mkdtemp(join(tmpdir(), 'skillbench-eval-export-'));
-          try {
-            const file = join(dir, filename);
-            if (format === 'json') await writeJsonReport(file, header, summary, cellsFile);
-            else if (format === 'junit') await writeJunitReport(file, header, summary, cellsFile);
-            else await writeHtmlReport(file, header, summary, cellsFile);
-            return { format, filename, content_type: type, text: await readFile(file, 'utf8') };
-          } finally {
-            await rm(dir, { recursive: true, force: true });
-          }
+          const text = await renderEvaluationReport(format, { header, summary, cellsFile: join(runDir(id), RUN_FILES.cells) });
+          return { format, filename: `skillbench-eval-${header.config_hash}.${ext}`, content_type: type, text };
         },
       };
       return { ...handlers, ...optimizeHandlers(host, optimizing, { tickMs, openModel: open }) };

@@ -51,12 +51,20 @@ export interface EvalSkillPlan {
   skill: string;
   cases: EvalCase[];
   variants: EvalVariantPlan[];
+  /** The extra-cases file the cases came from besides the package's examples, as shown to the user. */
+  extras?: string;
 }
 
 /** Options of {@link runEval}. */
 export interface RunEvalOptions {
-  /** Open model clients (the caller closes them). */
+  /** Open model clients (the caller closes them): the activation models of the matrix. */
   models: ModelClient[];
+  /**
+   * One resource-selection model for every activation model (guide 9.4
+   * `TRUVAG3_SKILL_RESOURCE_MODEL`); absent: each model selects its own
+   * resources. The caller closes it.
+   */
+  resourceModel?: ModelClient;
   skills: EvalSkillPlan[];
   /** Repeats per case (default 1). */
   repeats?: number;
@@ -179,10 +187,12 @@ export function cellKey(model: string, variant: string, caseId: string, repeat: 
  * do not change an answer and are left out, so the same evaluation resumes
  * from another checkout.
  */
-export function configHash(input: { models: ModelInfo[]; variants: VariantInfo[]; catalogs: Record<string, CatalogRecord>; cases: CaseInfo[]; repeats: number; limits: SelectorLimits }): string {
+export function configHash(input: { models: ModelInfo[]; resourceModel?: string; variants: VariantInfo[]; catalogs: Record<string, CatalogRecord>; cases: CaseInfo[]; repeats: number; limits: SelectorLimits }): string {
   const material = canonicalJson({
     format: 'skillbench.eval/v1',
     models: input.models.map((m) => m.spec),
+    // Only when set, so the runs recorded before a resource model could be pinned keep their hash.
+    ...(input.resourceModel !== undefined && { resource_model: input.resourceModel }),
     variants: input.variants.map((v) => ({ label: v.label, skill: v.skill, version: v.version, manifest_hash: v.manifest_hash })),
     catalogs: Object.fromEntries(Object.entries(input.catalogs).map(([k, c]) => [k, { entries: c.entries, budget: c.budget }])),
     cases: input.cases.map((c) => ({ id: c.id, skill: c.skill, expect: c.expect, boundary: c.boundary, expectedResources: c.expectedResources ?? null, context: c.context ?? null })),
@@ -210,6 +220,11 @@ function emptyTrace(boundary: EvalCase['boundary']): SelectionTrace {
     modelLatencyMs: 0,
     templates: { activation: { id: 'skillbench.activation', version: '1' }, resource: { id: 'skillbench.resource', version: '1' } },
   };
+}
+
+/** What an error cell's trace records: nothing ran but the models it was given. */
+function errorTrace(boundary: EvalCase['boundary'], models: { activation: string; resource: string }): SelectionTrace {
+  return { ...emptyTrace(boundary), models };
 }
 
 function isCancellation(error: unknown): boolean {
@@ -310,9 +325,11 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
   const variants: VariantInfo[] = [];
   const catalogs: Record<string, CatalogRecord> = {};
   const cases: CaseInfo[] = [];
+  const extras: Record<string, string> = {};
   const seenCases = new Set<string>();
   const seenVariants = new Set<string>();
   for (const plan of options.skills) {
+    if (plan.extras !== undefined) extras[plan.skill] = plan.extras;
     if (plan.cases.length === 0) throw new WorkbenchError('invalid_request', `${plan.skill} has no cases to evaluate`);
     if (plan.variants.length === 0) throw new WorkbenchError('invalid_request', `${plan.skill} has no variant to evaluate`);
     for (const c of plan.cases) {
@@ -332,7 +349,8 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
     }
   }
   const models: ModelInfo[] = options.models.map((m) => ({ spec: m.spec, isBaseline: m.isBaseline }));
-  const hash = configHash({ models, variants, catalogs, cases, repeats, limits });
+  const resourceSpec = options.resourceModel?.spec;
+  const hash = configHash({ models, ...(resourceSpec !== undefined && { resourceModel: resourceSpec }), variants, catalogs, cases, repeats, limits });
   const runDir = resolve(options.runDir ?? join(options.cwd ?? process.cwd(), '.skillbench', 'runs', hash));
   const cellsFile = join(runDir, RUN_FILES.cells);
 
@@ -344,7 +362,21 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       throw new WorkbenchError('conflict', `${runDir} holds the run of another configuration (config ${header.config_hash}, this one is ${hash}); use another --out folder`);
     }
     if (!header) {
-      header = { format: 'skillbench.eval/v1', run_id: randomUUID(), started_at: new Date().toISOString(), config_hash: hash, models, variants, catalogs, repeats, concurrency, cases };
+      header = {
+        format: 'skillbench.eval/v1',
+        run_id: randomUUID(),
+        started_at: new Date().toISOString(),
+        config_hash: hash,
+        models,
+        ...(resourceSpec !== undefined && { resource_model: resourceSpec }),
+        variants,
+        catalogs,
+        repeats,
+        concurrency,
+        cases,
+        ...(Object.keys(extras).length > 0 && { extras }),
+        limits,
+      };
       await writeHeader(runDir, header);
     }
 
@@ -430,10 +462,12 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       byProvider.set(p, [...(byProvider.get(p) ?? []), m]);
     });
     const limiters = new Map([...byProvider.keys()].map((p) => [p, new AdaptiveLimiter({ max: concurrency, ...options.limiter })]));
+    // A resource model of another provider gets that provider's limiter: its rate limits slow its own calls only.
+    if (options.resourceModel && !limiters.has(providerOf(options.resourceModel.spec))) limiters.set(providerOf(options.resourceModel.spec), new AdaptiveLimiter({ max: concurrency, ...options.limiter }));
     const maxRetries = options.maxRateLimitRetries ?? 6;
     const maxWait = options.maxRateLimitWaitMs ?? 60_000;
 
-    const limited = options.models.map((model): ModelClient => {
+    const limit = (model: ModelClient): ModelClient => {
       const provider = providerOf(model.spec);
       const limiter = limiters.get(provider)!;
       return {
@@ -457,25 +491,32 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
           }
         },
       };
-    });
+    };
+    const limited = options.models.map(limit);
+    const limitedResource = options.resourceModel ? limit(options.resourceModel) : undefined;
 
     const runCell = async (m: number, unit: Unit, repeat: number): Promise<void> => {
-      const base = options.cache && !options.models[m]!.isBaseline ? cachedModel(limited[m]!, options.cache, repeat) : limited[m]!;
       let calls = 0;
       let cachedCalls = 0;
       let cost: number | null = 0;
-      const metered: ModelClient = {
-        spec: base.spec,
-        isBaseline: base.isBaseline,
-        async generate(request: GenerateRequest): Promise<GenerateResult> {
-          // The seed goes in before the cache, so it is part of the cache key too.
-          const result = await base.generate({ ...request, seed: repeat });
-          calls++;
-          if (result.cached) cachedCalls++;
-          cost = cost === null || result.costUsd === null || !Number.isFinite(result.costUsd) ? null : cost + result.costUsd;
-          return result;
-        },
+      // Both selectors' calls count in the cell: its cost, its cache state, its seed.
+      const meter = (model: ModelClient, limitedModel: ModelClient): ModelClient => {
+        const base = options.cache && !model.isBaseline ? cachedModel(limitedModel, options.cache, repeat) : limitedModel;
+        return {
+          spec: base.spec,
+          isBaseline: base.isBaseline,
+          async generate(request: GenerateRequest): Promise<GenerateResult> {
+            // The seed goes in before the cache, so it is part of the cache key too.
+            const result = await base.generate({ ...request, seed: repeat });
+            calls++;
+            if (result.cached) cachedCalls++;
+            cost = cost === null || result.costUsd === null || !Number.isFinite(result.costUsd) ? null : cost + result.costUsd;
+            return result;
+          },
+        };
       };
+      const metered = meter(options.models[m]!, limited[m]!);
+      const meteredResource = options.resourceModel && limitedResource ? meter(options.resourceModel, limitedResource) : undefined;
       const c = unit.case;
       const context: SelectionContext | undefined = c.context !== undefined ? { objective: c.context } : undefined;
       const started = performance.now();
@@ -487,6 +528,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
           bindings: unit.variant.bindings,
           registry: unit.variant.registry,
           model: metered,
+          ...(meteredResource && { resourceModel: meteredResource }),
           limits,
           ...(context && { context }),
           signal: hard.signal,
@@ -514,7 +556,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
           cost_usd: cost,
           cached: false,
           error: message(error),
-          trace: emptyTrace(c.boundary),
+          trace: errorTrace(c.boundary, { activation: specs[m]!, resource: resourceSpec ?? specs[m]! }),
           finished_at: new Date().toISOString(),
         };
       }

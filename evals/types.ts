@@ -6,6 +6,7 @@
  * Every number in a summary can be traced back to the cells (by `cell.key`)
  * and their traces.
  */
+import type { SelectorLimits } from '../core/selector/limits';
 import type { SelectionTrace } from '../core/selector/select';
 import type { SelectorDiagnostic } from '../core/selector/types';
 import type { RateDeltas, RateIntervals } from './intervals';
@@ -64,13 +65,27 @@ export interface RunHeader {
   started_at: string;
   /** Hash of everything that defines the matrix; a resume only continues a run with the same value. */
   config_hash: string;
+  /** The activation models of the matrix (guide 9.4 `TRUVAG3_SKILL_ACTIVATION_MODEL`, one per column). */
   models: ModelInfo[];
+  /**
+   * The one resource-selection model every activation model was paired with
+   * (guide 9.4 `TRUVAG3_SKILL_RESOURCE_MODEL`); absent: each model selected
+   * its own resources.
+   */
+  resource_model?: string;
   variants: VariantInfo[];
   /** The catalog of each skill under each variant, keyed `<variant>|<skill>` (for example `draft|travel/weather-assessment`). */
   catalogs: Record<string, CatalogRecord>;
   repeats: number;
   concurrency: number;
   cases: CaseInfo[];
+  /**
+   * The extra-cases file of each skill that has one (`skills/evals/<namespace>/<name>.json`
+   * of its workspace), as shown to the user; the cases' `source` says which came from it.
+   */
+  extras?: Record<string, string>;
+  /** The selector limits every cell ran with (guide 9.10); absent in headers written before they were recorded. */
+  limits?: SelectorLimits;
 }
 
 /** A case of the run, as the header records it: exactly the suite's case. */
@@ -127,6 +142,12 @@ export interface SkillMetrics extends Confusion, Rates {
   skill: string;
   variant: string;
   cells: number;
+  /**
+   * Answered cells whose activation selector asked the model; 0 while
+   * cells answered means the selector skipped (an over-budget catalog) and
+   * the row measures nothing about the skill. Absent in older summaries.
+   */
+  asked?: number;
   /** Cases whose repeats disagreed. */
   flaky_cases: string[];
   trigger_rates: Record<string, TriggerRate>;
@@ -208,10 +229,15 @@ export interface EvalSummary {
 export interface VerdictWarning {
   /**
    * `catalog_over_budget` / `too_many_auto_candidates`: automatic activation
-   * was skipped for a catalog, so the model was never asked; `cell_errors`:
-   * some cells of a model errored and are left out of its rates.
+   * was skipped for a catalog, so the model was never asked (`codes` lists
+   * every reason when both hold); `cell_errors`: some cells of a model
+   * errored and are left out of its rates; `invalid_answers`: some answers of
+   * a model were unusable and are left out of its rates; `never_asked`: a
+   * skill row whose selector never asked the model, allowed by the user.
    */
-  code: 'catalog_over_budget' | 'too_many_auto_candidates' | 'cell_errors';
+  code: 'catalog_over_budget' | 'too_many_auto_candidates' | 'cell_errors' | 'invalid_answers' | 'never_asked';
+  /** Every reason of a skipped catalog (`code` is the first). */
+  codes?: Array<'catalog_over_budget' | 'too_many_auto_candidates'>;
   message: string;
   /** The catalog concerned (`<variant>|<skill>`). */
   catalog?: string;
@@ -219,13 +245,33 @@ export interface VerdictWarning {
   model?: string;
 }
 
+/** Why a run reached no verdict (status `incomplete`). */
+export interface VerdictReason {
+  /**
+   * `cells_missing`: the run was stopped; `error_rate`: a model's share of
+   * error cells is above `--max-error-rate`; `invalid_rate`: its share of
+   * unusable answers is above `--max-invalid-rate`; `never_asked`: the
+   * selector never asked the model about a skill (an over-budget catalog).
+   */
+  code: 'cells_missing' | 'error_rate' | 'invalid_rate' | 'never_asked';
+  message: string;
+  model?: string;
+  /** The catalog concerned (`<variant>|<skill>`). */
+  catalog?: string;
+  /** The measured share or count, and the limit it broke. */
+  value?: number;
+  threshold?: number;
+}
+
 /** The verdict of a run: plain data with a stable shape, stored in `summary.json` and every report. */
 export interface EvalVerdict {
   /**
    * `passed`: every gate set passed (or none was set) and every model
    * answered; `failed`: a gate failed; `unavailable`: every cell of some
-   * model errored; `incomplete`: cells are missing (the run was stopped).
-   * Precedence: incomplete, unavailable, failed, passed.
+   * model errored; `incomplete`: no verdict could be reached (`reasons`
+   * says why: cells missing, too many error cells or unusable answers, a
+   * selector never asked). Precedence: incomplete for missing cells,
+   * unavailable, incomplete for the other reasons, failed, passed.
    */
   status: 'passed' | 'failed' | 'unavailable' | 'incomplete';
   /** One line for a headline, e.g. `failed: 1 of 3 gates failed`. */
@@ -236,11 +282,21 @@ export interface EvalVerdict {
   unavailable_models: string[];
   cells: { recorded: number; expected: number };
   warnings: VerdictWarning[];
+  /** Why the run is `incomplete` (empty otherwise); absent in summaries written before it was recorded. */
+  reasons?: VerdictReason[];
+  /** The limits the run was judged under; absent in older summaries. */
+  limits?: { max_error_rate: number; max_invalid_rate: number; regression_margin?: number; allow_skipped_activation?: boolean };
 }
 
 /** One quality gate and whether it passed. */
 export interface GateResult {
-  gate: 'min-accuracy' | 'min-recall' | 'min-precision' | 'regression';
+  /**
+   * `regression`: a draft against its published revision; `reference`: a
+   * model against the reference model (`model` is the one judged). Both are
+   * non-inferiority tests (evals/verdict.ts): `value` is the upper 95 % bound
+   * of the loss in paired accuracy, `threshold` the margin.
+   */
+  gate: 'min-accuracy' | 'min-recall' | 'min-precision' | 'regression' | 'reference';
   threshold?: number;
   model: string;
   skill: string;

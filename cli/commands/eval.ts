@@ -3,21 +3,37 @@
  * runtime selector pipeline, with resumable runs, reports and CI gates.
  */
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { WorkbenchError } from '../../core/errors';
-import { closeSharedDispatcher, openModel } from '../../core/models/index';
-import type { ModelClient } from '../../core/models/types';
+import { closeSharedDispatcher } from '../../core/models/index';
+import { describeCaseOrigins } from '../../core/report/cases';
+import { exampleWorkspaceDir } from '../../core/store/seed';
 import type { SkillStore } from '../../core/store/types';
 import { AnswerCache } from '../../evals/cache';
-import { planEval, readBindingsFile, resolveTargets } from '../../evals/plan';
-import { writeHtmlReport, writeJsonReport, writeJunitReport, writeMarkdownReport } from '../../evals/reports/index';
-import { DEFAULT_CONCURRENCY, runEval, type RunProgress, type RunResult } from '../../evals/runner';
+import { readBindingsFile, resolveTargets } from '../../evals/plan';
+import { DEFAULT_CONCURRENCY, type RunProgress, type RunResult } from '../../evals/runner';
+import {
+  MAX_EVAL_CONCURRENCY,
+  MAX_EVAL_REPEATS,
+  MAX_EVAL_TIMEOUT_MS,
+  cellCauses,
+  openEvaluationModels,
+  planEvaluation,
+  runEvaluation,
+  writeEvaluationReport,
+  type CellCause,
+  type EvaluationSettings,
+  type OpenedModels,
+  type ReportFiles,
+} from '../../evals/service';
 import type { EvalSummary } from '../../evals/types';
-import type { GateOptions } from '../../evals/verdict';
+import { DEFAULT_REGRESSION_MARGIN, MAX_REGRESSION_MARGIN, type GateOptions } from '../../evals/verdict';
 import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { checkOutputDir, checkOutputFile } from '../outputPath';
+import { readLimitsArg } from '../selectorArgs';
 import { type CliIo, say } from '../io';
 import type { Command } from '../main';
 import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../store';
@@ -25,21 +41,32 @@ import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../
 const usage = `Usage: skillbench eval PATH_OR_ID... --model SPEC... [options]
 
 Runs labelled requests through the runtime selector for every model and
-reports activation accuracy per skill. PATH_OR_ID is a package file (a draft;
-its identity comes from .../<namespace>/<name>.json and extra cases from the
-sibling skills/evals/<namespace>/<name>.json), a workspace folder (every
-package in it), or <namespace>/<name> (the published revision in --from).
+reports activation accuracy per skill. PATH_OR_ID is a package file (a draft),
+a workspace folder (every package in it), or <namespace>/<name> (the published
+revision in --from).
+
+Each skill brings its activation examples plus the extra cases of its
+workspace, skills/evals/<namespace>/<name>.json: for a package file, the
+workspace it lies in; for <namespace>/<name>, --workspace (default: the working
+directory when it holds skills/, else the example workspace the default
+registry is seeded from, as \`skillbench serve\` opens it). The run prints and
+records how many came from each ("11 activation examples + 8 extra cases").
 
 The run is recorded in a folder (default .skillbench/runs/<config_hash>/) one
 cell at a time; running the same command again resumes it, redoing nothing.
 
-  --model SPEC             model to evaluate, repeatable (openai:fast, baseline:lexical, ...)
+  --model SPEC             activation model to evaluate, repeatable: the matrix's
+                           columns (openai:fast, baseline:lexical, ...)
+  --resource-model SPEC    one resource-selection model for every --model (guide 9.4);
+                           default: each model selects its own resources
   --from CONN              store holding the catalog and published revisions
                            (default: the local registry, seeded with the examples)
+  --workspace DIR          workspace whose skills/evals serves <namespace>/<name> targets
   --bindings FILE          the agent's TRUVAG3_SKILL_BINDINGS_JSON list; default: every
                            skill of the skill's namespace as an optional auto binding
-  --repeats N              runs of each case per model (default 1; seeds 0..N-1)
-  --concurrency N          calls in flight per provider (default ${DEFAULT_CONCURRENCY}); halved on rate limits
+  --limits FILE_OR_JSON    selector limits (guide 9.10) as a JSON object, as select takes them
+  --repeats N              runs of each case per model, 1..${MAX_EVAL_REPEATS} (default 1; seeds 0..N-1)
+  --concurrency N          calls in flight per provider, 1..${MAX_EVAL_CONCURRENCY} (default ${DEFAULT_CONCURRENCY}); halved on rate limits
   --timeout MS             per-attempt model timeout in milliseconds (default 60000)
   --out DIR                run folder (default .skillbench/runs/<config_hash>)
   --no-cache               do not answer from or write to the answer cache (.skillbench/cache)
@@ -51,11 +78,25 @@ cell at a time; running the same command again resumes it, redoing nothing.
   --min-accuracy X         fail (exit 1) when a skill's accuracy is below X (0..1)
   --min-recall X           fail when recall is below X
   --min-precision X        fail when precision is below X
-  --fail-on-regression     fail when a draft is worse than its published revision
-                           (implies --compare-published; see docs/eval-runs.md)
+  --fail-on-regression     fail unless each draft is shown non-inferior to its published
+                           revision (implies --compare-published; see docs/eval-runs.md)
+  --regression-margin X    the loss in paired accuracy tolerated, 0..${MAX_REGRESSION_MARGIN} (default ${DEFAULT_REGRESSION_MARGIN}):
+                           fail when the upper 95 % bound of the loss exceeds X
+  --reference-model SPEC   fail unless every other --model is non-inferior to SPEC (one of --model)
+  --max-error-rate R       share of a model's cells that may end in an error (default 0);
+                           above it the run reaches no verdict (exit 9)
+  --max-invalid-rate R     share of a model's answers that may be unusable (default 0; exit 9)
+  --allow-skipped-activation
+                           measure a catalog the selector skips (over budget) on purpose:
+                           a selector that never asked the model is not exit 9
+
+Rates count usable answers only: error cells and unusable answers (the runtime
+rejected them) are their own outcomes, shown next to every rate.
 
 Exit codes: 0 ok, 1 gate failed or invalid input package, 2 usage, 5 skill not
-found, 6 every cell of a model errored (model unavailable), 130 interrupted.`;
+found, 6 every cell of a model errored (model unavailable), 9 incomplete: no
+verdict (error cells or unusable answers above the limits, or the selector never
+asked the model), 130 interrupted.`;
 
 /** Exit code of an interrupted run (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
@@ -121,25 +162,31 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((cell, i) => (i < 3 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ').trimEnd());
 }
 
-function printSummary(io: CliIo, summary: EvalSummary): void {
-  const rows: string[][] = [['model', 'skill', 'variant', 'cells', 'acc', 'prec', 'recall', 'F1', 'TP', 'FP', 'TN', 'FN', 'err', 'inv', 'flaky']];
+/** `17/19`: the usable answers a row's rates rest on, out of its cells. */
+const usable = (s: { cells: number; errors: number; invalid: number }) => `${s.cells - s.errors - s.invalid}/${s.cells}`;
+
+function printSummary(io: CliIo, summary: EvalSummary, causes: Map<string, CellCause[]>): void {
+  const rows: string[][] = [['model', 'skill', 'variant', 'usable', 'acc', 'prec', 'recall', 'F1', 'TP', 'FP', 'TN', 'FN', 'err', 'unusable', 'flaky']];
   for (const m of summary.models) {
     for (const s of m.skills) {
-      rows.push([m.model, s.skill, s.variant, String(s.cells), rate(s.accuracy), rate(s.precision), rate(s.recall), rate(s.f1), String(s.tp), String(s.fp), String(s.tn), String(s.fn), String(s.errors), String(s.invalid), String(s.flaky_cases.length)]);
+      rows.push([m.model, s.skill, s.variant, usable(s), rate(s.accuracy), rate(s.precision), rate(s.recall), rate(s.f1), String(s.tp), String(s.fp), String(s.tn), String(s.fn), String(s.errors), String(s.invalid), String(s.flaky_cases.length)]);
     }
   }
   say(io, '');
   for (const line of table(rows)) say(io, line);
+  say(io, '(rates over the usable answers only: errors and unusable answers count in no rate)');
   say(io, '');
   for (const m of summary.models) {
     const cost = m.cost_usd === null ? 'cost unknown' : `cost $${m.cost_usd.toFixed(4)}`;
     const latency = m.latency_p50_ms === null ? 'no answers' : `latency p50 ${m.latency_p50_ms} ms, p95 ${m.latency_p95_ms} ms`;
-    say(io, `${m.model}${m.isBaseline ? ' (baseline, not a language model)' : ''}: ${latency}, tokens ${m.input_tokens} in / ${m.output_tokens} out, ${cost}, ${m.cached ?? 0} cached, ${m.errors} error${m.errors === 1 ? '' : 's'}`);
+    say(io, `${m.model}${m.isBaseline ? ' (baseline, not a language model)' : ''}: ${latency}, tokens ${m.input_tokens} in / ${m.output_tokens} out, ${cost}, ${m.cached ?? 0} cached, ${m.errors} error${m.errors === 1 ? '' : 's'}, ${m.invalid} unusable`);
     for (const s of m.skills) {
       const stolen = Object.entries(s.stolen_by ?? {});
       if (stolen.length > 0) say(io, `  ${s.skill} (${s.variant}) missed requests went to: ${stolen.map(([k, n]) => `${k} (${n})`).join(', ')}`);
       if (s.resource_accuracy !== null) say(io, `  ${s.skill} (${s.variant}) resource selection: ${rate(s.resource_accuracy)} over ${s.resource_cases} case${s.resource_cases === 1 ? '' : 's'}`);
     }
+    // The first distinct causes, so "model unavailable" never hides "no API key" in cells.jsonl.
+    for (const c of causes.get(m.model) ?? []) say(io, `  ${c.kind === 'error' ? 'error' : 'unusable answer'} (${c.cells} cell${c.cells === 1 ? '' : 's'}): ${c.message}`);
   }
   for (const c of summary.comparisons) {
     const who = c.kind === 'variant' ? `${c.model} ${c.skill}` : `${c.skill} (${c.variant})`;
@@ -149,42 +196,71 @@ function printSummary(io: CliIo, summary: EvalSummary): void {
     const trigger = c.mean_abs_trigger_rate_difference === null ? '' : `; mean per-case trigger-rate difference ${c.mean_abs_trigger_rate_difference.toFixed(3)}`;
     say(io, `compare ${who}: ${c.a} ${rate(c.accuracy_a)} vs ${c.b} ${rate(c.accuracy_b)} on ${c.pairs} paired case${c.pairs === 1 ? '' : 's'}${leftOut}, McNemar p=${c.test.pValue.toPrecision(3)} (${verdict})${trigger}`);
   }
-  for (const w of summary.verdict.warnings) if (w.code !== 'cell_errors') say(io, `warning: ${w.message}`);
+  // Every warning, error cells included: as loud here as in the HTML report.
+  for (const w of summary.verdict.warnings) say(io, `warning: ${w.message}`);
   for (const g of summary.gates) say(io, `gate ${g.gate}: ${g.passed ? 'pass' : 'FAIL'}: ${g.message}`);
+  for (const r of summary.verdict.reasons ?? []) say(io, `NO VERDICT: ${r.message}`);
 }
 
-async function writeReports(io: CliIo, result: RunResult, files: { json?: string; junit?: string; markdown?: string; html?: string }): Promise<void> {
-  const { header, summary, cellsFile, runDir } = result;
+/** The report files, written by the evaluation service; `--json -` goes to stdout. */
+async function writeReports(io: CliIo, result: RunResult, files: ReportFiles): Promise<void> {
   const at = (f: string) => resolve(io.cwd, f);
-  if (files.json !== undefined) {
-    if (files.json === '-') {
-      const file = join(runDir, 'report.json');
-      await writeJsonReport(file, header, summary, cellsFile);
-      await pipeline(createReadStream(file), io.stdout, { end: false });
-    } else {
-      await writeJsonReport(at(files.json), header, summary, cellsFile);
-      say(io, `JSON report: ${files.json}`);
+  const names = { json: 'JSON', junit: 'JUnit', markdown: 'Markdown', html: 'HTML' } as const;
+  for (const format of ['json', 'junit', 'markdown', 'html'] as const) {
+    const file = files[format];
+    if (file === undefined) continue;
+    if (format === 'json' && file === '-') {
+      const copy = join(result.runDir, 'report.json');
+      await writeEvaluationReport('json', copy, result);
+      await pipeline(createReadStream(copy), io.stdout, { end: false });
+      continue;
+    }
+    await writeEvaluationReport(format, at(file), result);
+    say(io, `${names[format]} report: ${file}`);
+  }
+}
+
+/** Whether `dir` is a workspace: it holds `skills/packages` or `skills/evals`. */
+async function isWorkspace(dir: string): Promise<boolean> {
+  for (const sub of ['packages', 'evals']) {
+    try {
+      if ((await stat(join(dir, 'skills', sub))).isDirectory()) return true;
+    } catch {
+      // Not there: try the other.
     }
   }
-  if (files.junit !== undefined) {
-    await writeJunitReport(at(files.junit), header, summary, cellsFile);
-    say(io, `JUnit report: ${files.junit}`);
+  return false;
+}
+
+/**
+ * The evaluating workspace: whose `skills/evals` serves a `<namespace>/<name>`
+ * target. `--workspace DIR`; else the working directory when it is a
+ * workspace; else the example workspace, the one the default registry is
+ * seeded from and `skillbench serve` opens, so the README's eval and the
+ * workbench's Evaluate of a published example skill bring the same cases.
+ */
+async function evaluatingWorkspace(value: string | undefined, io: CliIo): Promise<string> {
+  if (value !== undefined) {
+    if (value.trim() === '') throw new UsageError('--workspace needs a folder');
+    const dir = resolve(io.cwd, value);
+    const isDir = await stat(dir).then(
+      (st) => st.isDirectory(),
+      () => false,
+    );
+    if (!isDir) throw new UsageError(`--workspace: ${value} is not a folder`);
+    return dir;
   }
-  if (files.markdown !== undefined) {
-    await writeMarkdownReport(at(files.markdown), header, summary);
-    say(io, `Markdown report: ${files.markdown}`);
-  }
-  if (files.html !== undefined) {
-    await writeHtmlReport(at(files.html), header, summary, cellsFile);
-    say(io, `HTML report: ${files.html}`);
-  }
+  return (await isWorkspace(io.cwd)) ? io.cwd : exampleWorkspaceDir();
 }
 
 async function run(rawArgs: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(normalizeJsonArg(rawArgs), {
     model: { type: 'string', multiple: true },
+    'resource-model': { type: 'string' },
     from: { type: 'string' },
+    workspace: { type: 'string' },
     bindings: { type: 'string' },
+    limits: { type: 'string' },
     repeats: { type: 'string' },
     concurrency: { type: 'string' },
     timeout: { type: 'string' },
@@ -199,12 +275,19 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     'min-recall': { type: 'string' },
     'min-precision': { type: 'string' },
     'fail-on-regression': { type: 'boolean' },
+    'regression-margin': { type: 'string' },
+    'reference-model': { type: 'string' },
+    'max-error-rate': { type: 'string' },
+    'max-invalid-rate': { type: 'string' },
+    'allow-skipped-activation': { type: 'boolean' },
   });
   if (positionals.length === 0) throw new UsageError('give at least one package file, workspace folder or <namespace>/<name>');
   const specs = modelSpecs(values.model);
-  const repeats = positiveInt(values.repeats, '--repeats') ?? 1;
-  const concurrency = positiveInt(values.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
-  const timeoutMs = positiveInt(values.timeout, '--timeout') ?? 60_000;
+  const resourceModel = values['resource-model'];
+  if (resourceModel !== undefined) modelSpecs([resourceModel], '--resource-model');
+  const repeats = positiveInt(values.repeats, '--repeats', MAX_EVAL_REPEATS) ?? 1;
+  const concurrency = positiveInt(values.concurrency, '--concurrency', MAX_EVAL_CONCURRENCY) ?? DEFAULT_CONCURRENCY;
+  const timeoutMs = positiveInt(values.timeout, '--timeout', MAX_EVAL_TIMEOUT_MS) ?? 60_000;
   const gates: GateOptions = {};
   const minAccuracy = fraction(values['min-accuracy'], '--min-accuracy');
   const minRecall = fraction(values['min-recall'], '--min-recall');
@@ -213,6 +296,22 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   if (minRecall !== undefined) gates.minRecall = minRecall;
   if (minPrecision !== undefined) gates.minPrecision = minPrecision;
   if (values['fail-on-regression']) gates.failOnRegression = true;
+  const margin = fraction(values['regression-margin'], '--regression-margin');
+  if (margin !== undefined) {
+    if (margin > MAX_REGRESSION_MARGIN) throw new UsageError(`--regression-margin must be a number from 0 to ${MAX_REGRESSION_MARGIN}, got '${values['regression-margin']}'`);
+    gates.regressionMargin = margin;
+  }
+  const reference = values['reference-model'];
+  if (reference !== undefined) {
+    if (!specs.includes(reference)) throw new UsageError(`--reference-model must be one of the --model specs, got '${reference}'`);
+    if (specs.length < 2) throw new UsageError('--reference-model needs at least one other --model to compare with it');
+    gates.referenceModel = reference;
+  }
+  const maxErrorRate = fraction(values['max-error-rate'], '--max-error-rate');
+  const maxInvalidRate = fraction(values['max-invalid-rate'], '--max-invalid-rate');
+  if (maxErrorRate !== undefined) gates.maxErrorRate = maxErrorRate;
+  if (maxInvalidRate !== undefined) gates.maxInvalidRate = maxInvalidRate;
+  if (values['allow-skipped-activation']) gates.allowSkippedActivation = true;
   const comparePublished = values['compare-published'] === true || values['fail-on-regression'] === true;
   for (const flag of ['json', 'junit', 'markdown', 'html'] as const) {
     const v = values[flag];
@@ -222,13 +321,23 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     if (v !== undefined && v !== '-') await checkOutputFile(`--${flag}`, v, io.cwd);
   }
   if (values.out !== undefined) await checkOutputDir('--out', values.out, io.cwd);
-  const { targets, skipped } = await asUsage(resolveTargets(positionals, { cwd: io.cwd }));
+  const limits = await readLimitsArg(values.limits, io);
+  const workspace = await evaluatingWorkspace(values.workspace, io);
+  const { targets, skipped } = await asUsage(resolveTargets(positionals, { cwd: io.cwd, workspace }));
   for (const entry of skipped) say(io, `skillbench eval: ${entry.file}: ${entry.message} (skipped)`);
   const bindings = values.bindings !== undefined ? await asUsage(readBindingsFile(values.bindings, { cwd: io.cwd }), '--bindings') : undefined;
+  const settings: EvaluationSettings = {
+    models: specs,
+    ...(resourceModel !== undefined && { resourceModel }),
+    repeats,
+    comparePublished,
+    ...(bindings && { bindings, bindingsSource: values.bindings! }),
+    ...(limits && { limits: limits.given }),
+  };
   const source = connectionLabel(values.from, io);
 
   let store: SkillStore | undefined;
-  const models: ModelClient[] = [];
+  let models: OpenedModels | undefined;
   const stop = new AbortController();
   const hard = new AbortController();
   let interrupts = 0;
@@ -244,30 +353,24 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
   };
   try {
     store = await openCliStore(values.from, io);
-    const plans = await planEval(targets, {
-      store,
-      cwd: io.cwd,
-      ...(bindings && { bindings, bindingsFile: values.bindings! }),
-      comparePublished,
-      source,
-    });
-    if (!plans.ok) {
-      for (const problem of plans.problems) {
+    const plan = await planEvaluation(targets, settings, { store, source, cwd: io.cwd });
+    if (!plan.ok) {
+      for (const problem of plan.problems) {
         say(io, `skillbench eval: ${problem.message}${problem.findings.length > 0 ? ':' : ''}`);
         for (const f of problem.findings) say(io, formatFinding(problem.file ?? problem.skill, f));
       }
       return EXIT.invalid;
     }
-    for (const w of plans.warnings) say(io, `warning: ${w.message}`);
-    for (const spec of specs) models.push(await openModel(spec, { env: io.env, timeoutMs, retries: { retryOn: ['server'] } }));
+    for (const w of plan.warnings) say(io, `warning: ${w.message}`);
+    for (const c of plan.cases) say(io, `cases of ${c.skill}: ${describeCaseOrigins(c, c.extras)}`);
+    models = await openEvaluationModels(settings, { env: io.env, timeoutMs });
     const cache = values['no-cache'] ? undefined : new AnswerCache(join(io.cwd, '.skillbench', 'cache'));
 
     process.on('SIGINT', onSigint);
-    const result = await runEval(
+    const result = await runEvaluation(
+      plan,
+      models,
       {
-        models,
-        skills: plans.skills,
-        repeats,
         concurrency,
         cwd: io.cwd,
         ...(values.out !== undefined && { runDir: resolve(io.cwd, values.out) }),
@@ -300,7 +403,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       return EXIT_INTERRUPTED;
     }
     const { summary } = result;
-    printSummary(io, summary);
+    printSummary(io, summary, await cellCauses(result.cellsFile));
     if (result.cache && (result.cache.hits > 0 || result.cache.misses > 0)) say(io, `answer cache: ${result.cache.hits} hit${result.cache.hits === 1 ? '' : 's'}, ${result.cache.misses} miss${result.cache.misses === 1 ? '' : 'es'}`);
     await writeReports(io, result, {
       ...(values.json !== undefined && { json: values.json }),
@@ -313,6 +416,10 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
       say(io, `skillbench eval: ${verdict.message}`);
       return EXIT.unavailable;
     }
+    if (verdict.status === 'incomplete') {
+      say(io, `skillbench eval: INCOMPLETE, no verdict reached (exit ${EXIT.incomplete}): ${verdict.message.replace(/^incomplete: /, '')}`);
+      return EXIT.incomplete;
+    }
     if (verdict.status === 'failed') {
       say(io, `skillbench eval: ${verdict.gates_failed} gate${verdict.gates_failed === 1 ? '' : 's'} failed`);
       return EXIT.invalid;
@@ -324,7 +431,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     return reportFailure(io, 'eval', error, { json: false });
   } finally {
     process.off('SIGINT', onSigint);
-    await Promise.allSettled(models.map((m) => m.close?.()));
+    await models?.close();
     await store?.close();
     await closeSharedDispatcher();
   }

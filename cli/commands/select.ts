@@ -8,13 +8,13 @@ import { openModel } from '../../core/models/index';
 import type { ModelClient } from '../../core/models/types';
 import { BOUNDARIES, type Boundary } from '../../core/package/types';
 import { formatBindingIssue, parseBindings } from '../../core/selector/bindings';
-import { resolveSelectorLimits, type SelectorLimits } from '../../core/selector/limits';
 import { parseTemplate, type PromptTemplate } from '../../core/selector/prompts/template';
 import { selectForRequest, type SelectionResult } from '../../core/selector/select';
 import type { DomainCompatibilityMode, SkillBinding } from '../../core/selector/types';
 import { openCatalog } from '../../core/workspace/catalog';
 import { SIDE_FILE_MAX_BYTES, readTextBounded } from '../../core/workspace/read';
-import { parse } from '../args';
+import { modelSpecs, parse } from '../args';
+import { jsonArg, readLimitsArg } from '../selectorArgs';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
 import type { Command } from '../main';
@@ -23,14 +23,22 @@ const usage = `Usage: skillbench select --request TEXT --catalog CONN_OR_DIR [op
 
 Simulates the runtime skill selector for one request: pins the bindings,
 activates skills, selects resources for the boundary and projects them under
-the token budgets. One result per --model; models run concurrently.
+the token budgets. One result per activation model; models run concurrently.
+As guide 9.4 pins them (TRUVAG3_SKILL_ACTIVATION_MODEL and
+TRUVAG3_SKILL_RESOURCE_MODEL), the activation and resource selectors may use
+different models; --model is the shorthand for both.
 
   --request TEXT             the user request
   --catalog CONN_OR_DIR      a store (local:DIR, redis://..., http(s)://.../api/v1/skills)
                              or a folder of packages (a workspace or <ns>/<name>.json)
   --bindings FILE_OR_JSON    TRUVAG3_SKILL_BINDINGS_JSON list (a file, or JSON text starting
                              with '['); default: every catalog skill as an auto binding
-  --model SPEC               model to select with, repeatable (default baseline:lexical)
+  --model SPEC               model of both selectors, repeatable: one result each
+                             (default baseline:lexical)
+  --activation-model SPEC    the activation selector's model, repeatable: one result each
+                             (instead of --model)
+  --resource-model SPEC      the resource selector's model for every result (default:
+                             the result's activation model)
   --boundary B               planning (default), continuation or synthesis
   --trusted-activation ID    trusted explicit activation NS/NAME, repeatable
   --trusted-resource ID      trusted resource request NS/NAME#RESOURCE, repeatable
@@ -40,36 +48,12 @@ the token budgets. One result per --model; models run concurrently.
   --domain-mode M            off, warn (default) or enforce
   --json                     print {results: [...]} on stdout`;
 
-/** Reads an argument that is either inline JSON (starting with `lead`) or a file path. */
-async function jsonArg(value: string, lead: string, io: CliIo, flag: string): Promise<{ text: string; source: string }> {
-  if (value.trimStart().startsWith(lead)) return { text: value, source: flag };
-  try {
-    return { text: await readTextBounded(resolve(io.cwd, value), SIDE_FILE_MAX_BYTES, value), source: value };
-  } catch (error) {
-    throw new UsageError(`${flag}: ${(error as Error).message}`);
-  }
-}
-
 async function readBindings(value: string | undefined, io: CliIo, maxBindings: number): Promise<SkillBinding[] | undefined> {
   if (value === undefined) return undefined;
   const { text, source } = await jsonArg(value, '[', io, '--bindings');
   const result = parseBindings(text, { maxBindings });
   if (!result.ok) throw new UsageError(`invalid bindings:\n${result.issues.map((i) => `  ${source}: ${formatBindingIssue(i)}`).join('\n')}`);
   return result.bindings;
-}
-
-async function readLimits(value: string | undefined, io: CliIo): Promise<SelectorLimits | undefined> {
-  if (value === undefined) return undefined;
-  const { text, source } = await jsonArg(value, '{', io, '--limits');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(`${source}: invalid JSON: ${(error as Error).message}`);
-  }
-  const result = resolveSelectorLimits(parsed);
-  if (!result.ok) throw new UsageError(`invalid limits:\n${result.issues.map((i) => `  ${source}: ${i.path}: ${i.message}`).join('\n')}`);
-  return result.limits;
 }
 
 async function readTemplates(files: string[], io: CliIo): Promise<{ activation?: PromptTemplate; resource?: PromptTemplate }> {
@@ -93,7 +77,9 @@ async function readTemplates(files: string[], io: CliIo): Promise<{ activation?:
 }
 
 function summarize(io: CliIo, r: SelectionResult, baseline: boolean): void {
-  say(io, `${r.model}${baseline ? ' (baseline, not a language model)' : ''}: ${r.outcome === 'ok' ? 'ok' : `FAILED (${r.failure?.code})`}`);
+  const resource = r.trace.models?.resource;
+  const pair = resource !== undefined && resource !== r.model ? ` (resources: ${resource})` : '';
+  say(io, `${r.model}${baseline ? ' (baseline, not a language model)' : ''}${pair}: ${r.outcome === 'ok' ? 'ok' : `FAILED (${r.failure?.code})`}`);
   const pinned = r.trace.pinning.filter((p) => p.status === 'pinned').length;
   say(io, `  pinned     ${pinned} of ${r.trace.pinning.length}`);
   const sources = new Map(r.state.active.map((a) => [a.skill, a.source]));
@@ -118,6 +104,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
     catalog: { type: 'string' },
     bindings: { type: 'string' },
     model: { type: 'string', multiple: true },
+    'activation-model': { type: 'string', multiple: true },
+    'resource-model': { type: 'string' },
     boundary: { type: 'string' },
     'trusted-activation': { type: 'string', multiple: true },
     'trusted-resource': { type: 'string', multiple: true },
@@ -140,17 +128,22 @@ async function run(args: string[], io: CliIo): Promise<number> {
   for (const id of values['trusted-resource'] ?? []) {
     if (!/^[^/\s]+\/[^/#\s]+#[^#\s]+$/.test(id.trim())) throw new UsageError(`--trusted-resource expects NS/NAME#RESOURCE, got '${id}'`);
   }
-  const limits = await readLimits(values.limits, io);
+  const limits = (await readLimitsArg(values.limits, io))?.limits;
   const bindings = await readBindings(values.bindings, io, limits?.maxBindings ?? 32);
   const templates = await readTemplates(values.template ?? [], io);
-  const specs = values.model && values.model.length > 0 ? values.model : ['baseline:lexical'];
-  if (new Set(specs).size !== specs.length) throw new UsageError('--model: the same spec is given twice');
+  const given = values['activation-model'];
+  if (given !== undefined && values.model !== undefined) throw new UsageError('--model sets both selectors: give it or --activation-model, not both');
+  const flag = given !== undefined ? '--activation-model' : '--model';
+  const specs = modelSpecs(given ?? values.model ?? ['baseline:lexical'], flag);
+  const resourceSpec = values['resource-model'] === undefined ? undefined : modelSpecs([values['resource-model']], '--resource-model')[0]!;
   const json = values.json === true;
 
   const models: ModelClient[] = [];
+  let resourceModel: ModelClient | undefined;
   const catalog = await openCatalog(values.catalog, { cwd: io.cwd, env: io.env });
   try {
     for (const spec of specs) models.push(await openModel(spec, { env: io.env }));
+    if (resourceSpec !== undefined) resourceModel = models.find((m) => m.spec === resourceSpec) ?? (await openModel(resourceSpec, { env: io.env }));
     for (const p of catalog.problems) say(io, `skillbench select: ${p.path}: ${p.message}${p.findings[0] ? ` (first: ${p.findings[0].code} at ${p.findings[0].path || '/'})` : ''}`);
     const results = await Promise.all(
       models.map((model) =>
@@ -159,6 +152,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
           boundary,
           registry: catalog.registry,
           model,
+          ...(resourceModel && { resourceModel }),
           ...(bindings && { bindings }),
           ...(limits && { limits }),
           ...(values['trusted-activation'] && { trustedActivations: values['trusted-activation'] }),
@@ -174,6 +168,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
         catalog: { description: catalog.label, problems: catalog.problems },
         results: results.map((r) => ({
           model: r.model,
+          activation_model: r.trace.models?.activation ?? r.model,
+          resource_model: r.trace.models?.resource ?? r.model,
           outcome: r.outcome,
           ...(r.failure && { failure: r.failure }),
           activated: r.activated,
@@ -197,7 +193,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (error instanceof WorkbenchError && error.code === 'invalid_request') throw new UsageError(error.message);
     throw error;
   } finally {
-    await Promise.allSettled(models.map((m) => m.close?.()));
+    await Promise.allSettled([...models, ...(resourceModel && !models.includes(resourceModel) ? [resourceModel] : [])].map((m) => m.close?.()));
     await catalog.close();
   }
 }

@@ -39,7 +39,9 @@ import {
   type WireValidateResponse,
   type WireVersionPage,
 } from '../store/httpWire';
-import { DEFAULT_ADMINISTRATION_LIMITS, checkDeleteRequest, checkIdempotencyKey, checkSkillId, isSlug } from '../store/publication';
+import { DEFAULT_ADMINISTRATION_LIMITS, checkDeleteRequest } from '../store/history';
+import { checkIdempotencyKey } from '../store/idempotency';
+import { checkSkillId, isSlug } from '../store/skillIds';
 import type { MetadataFilter, SkillAdministrationLimits, SkillStore, VersionQuery } from '../store/types';
 import { analyzePackage } from '../advisor/analyze';
 import { validationOf } from './advisorInput';
@@ -91,6 +93,15 @@ interface Context extends BodySource {
   route: Route;
   query: string;
   signal: AbortSignal;
+}
+
+/** Longest advisor failure quoted to a client: a cause, not a dump. */
+const MAX_CAUSE_CHARS = 300;
+
+/** The advisor's failure in one line, bounded. */
+function advisorCause(error: unknown): string {
+  const text = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim() || 'no message';
+  return text.length > MAX_CAUSE_CHARS ? `${text.slice(0, MAX_CAUSE_CHARS)}…` : text;
 }
 
 /**
@@ -163,7 +174,10 @@ export function createAdminHandler(deps: AdminHandlerDeps): AdminHandler {
         body = await budget(ctx, (signal) => analyzePackage({ id, check: result, advisor, limits: store.limits, signal }));
       } catch (error) {
         if (error instanceof StoreError && error.code === 'timeout') throw error;
-        throw new StoreError('unavailable', 'the authoring advisor is unavailable; deterministic validation still applies', { cause: error });
+        // Named with its cause ("no API key; set OPENAI_API_KEY"): the store is fine, and a generic
+        // "store unavailable" would send the operator to the wrong place. Model errors carry no key.
+        const who = advisor.name ? `the authoring advisor (${advisor.name})` : 'the authoring advisor';
+        throw new HttpFailure(503, 'unavailable', `${who} is unavailable: ${advisorCause(error)}; deterministic validation still applies`, { 'Retry-After': '1' });
       }
       return { status: 200, body };
     },

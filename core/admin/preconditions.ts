@@ -4,7 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { ADMIN_HEADERS } from '../store/httpWire';
-import { parseEtagList } from '../store/publication';
+import { parseEtagList } from '../store/etag';
 import { StoreError } from '../store/errors';
 import type { Precondition } from '../store/types';
 import { header } from './body';

@@ -43,6 +43,8 @@ export interface AdvisorAnswer {
  * the proposals that apply to the package and leave it valid.
  */
 export interface AuthoringAdvisor {
+  /** What the advisor runs on (a model spec, never a key), named when it is unavailable. */
+  readonly name?: string;
   /** `signal` aborts when the request times out or the client goes away. */
   analyze(input: AdvisorInput, signal: AbortSignal): Promise<AdvisorAnswer>;
 }

@@ -69,6 +69,7 @@ export function createDefaultAdvisor(options: DefaultAdvisorOptions): AuthoringA
   const model = options.model;
 
   return {
+    name: model.spec,
     async analyze(input: AdvisorInput, signal: AbortSignal): Promise<AdvisorAnswer> {
       const answer = await callForStructure({
         model,

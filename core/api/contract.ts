@@ -26,6 +26,7 @@ import type { SelectionTrace } from '../selector/select';
 import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
 import type { CheckedProposal, DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
 import type { SkillExportReport, SkillImportReport } from '../interop/types';
+import { STORE_ERROR_STATUS } from '../store/errors';
 
 // ---------------------------------------------------------------------------
 // Errors.
@@ -35,19 +36,7 @@ import type { SkillExportReport, SkillImportReport } from '../interop/types';
  * taxonomy (guide section 11); the rest are the workbench's own.
  */
 export const ERROR_STATUS = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  precondition_failed: 412,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  validation_failed: 422,
-  precondition_required: 428,
-  integrity_mismatch: 502,
-  unavailable: 503,
-  timeout: 504,
+  ...STORE_ERROR_STATUS,
   /** A model could not answer (every attempt of the chain failed). */
   model_unavailable: 503,
   /** The saved connection secrets cannot be decrypted (missing or wrong key). */
@@ -185,10 +174,18 @@ export const evalRequestSchema = z.strictObject({
     .min(1)
     .max(32)
     .refine((m) => new Set(m).size === m.length, 'the same model is given twice'),
+  /**
+   * One resource-selection model for every model of `models` (guide 9.4
+   * `TRUVAG3_SKILL_RESOURCE_MODEL`); absent: each model selects its own
+   * resources. `models` are the activation models.
+   */
+  resource_model: z.string().min(1).max(2048).optional(),
   /** The store holding the catalog and the published revisions. */
   connection: connectionNameSchema,
   /** The agent's binding list; absent: every skill of the skill's namespace, bound auto. */
   bindings: z.array(bindingSchema).max(1000).optional(),
+  /** Selector limits (guide 9.10) other than the defaults, as `select --limits` takes them: checked by the engine. */
+  limits: z.record(z.string().max(64), z.number()).optional(),
   /** Also run each draft's published revision and compare them. */
   compare_published: z.boolean().default(false),
   repeats: z.number().int().min(1).max(100).default(1),
@@ -203,8 +200,18 @@ export const evalRequestSchema = z.strictObject({
       min_accuracy: z.number().min(0).max(1).optional(),
       min_recall: z.number().min(0).max(1).optional(),
       min_precision: z.number().min(0).max(1).optional(),
-      /** Fail when a draft is worse than its published revision. */
+      /** Fail unless each draft is shown non-inferior to its published revision. */
       fail_on_regression: z.boolean().optional(),
+      /** The loss in paired accuracy the comparison gates tolerate (default 0.05). */
+      regression_margin: z.number().min(0).max(0.5).optional(),
+      /** Fail unless every other model is non-inferior to this one (one of `models`). */
+      reference_model: z.string().min(1).max(2048).optional(),
+      /** Share of a model's cells that may end in an error before the run reaches no verdict (default 0). */
+      max_error_rate: z.number().min(0).max(1).optional(),
+      /** Share of a model's answers that may be unusable before the run reaches no verdict (default 0). */
+      max_invalid_rate: z.number().min(0).max(1).optional(),
+      /** The run measures a catalog the selector skips on purpose. */
+      allow_skipped_activation: z.boolean().optional(),
     })
     .default({}),
 });
@@ -605,7 +612,17 @@ export interface EvalPlanView {
   estimated_calls: number;
   estimated_cost_usd: number | null;
   models: EvalModelEstimate[];
-  skills: { skill: string; cases: number; variants: { label: string; version: number | 'draft'; manifest_hash: string; catalog: EvalCatalogView }[] }[];
+  skills: {
+    skill: string;
+    cases: number;
+    /** Cases from the package's activation examples. */
+    examples: number;
+    /** Cases from the workspace's extra-cases file. */
+    extra_cases: number;
+    /** That file, workspace-relative, when there is one. */
+    extras_file?: string;
+    variants: { label: string; version: number | 'draft'; manifest_hash: string; catalog: EvalCatalogView }[];
+  }[];
   /** An earlier attempt of the same configuration that `evals.start` would resume. */
   resumable: { run: string; done: number; total: number } | null;
 }
@@ -708,6 +725,8 @@ export interface EvalSkillMetrics {
   stolen_by?: Record<string, number>;
   resource_accuracy: number | null;
   resource_cases: number;
+  /** Answered cells whose activation selector asked the model. */
+  asked?: number;
 }
 
 /** The engine's summary of a run: shown as is, never re-derived. */
@@ -749,6 +768,10 @@ export interface EvalSummaryView {
     unavailable_models: string[];
     cells: { recorded: number; expected: number };
     warnings: { code: string; message: string; catalog?: string; model?: string }[];
+    /** Why no verdict was reached (status `incomplete`). */
+    reasons?: { code: string; message: string; model?: string; catalog?: string; value?: number; threshold?: number }[];
+    /** The limits the run was judged under. */
+    limits?: { max_error_rate: number; max_invalid_rate: number; regression_margin?: number; allow_skipped_activation?: boolean };
   };
 }
 
@@ -758,6 +781,10 @@ export interface EvalRunDetail {
   cases: EvalCaseView[];
   variants: { label: string; skill: string; version: number | 'draft'; manifest_hash: string; file?: string }[];
   catalogs: Record<string, EvalCatalogView>;
+  /** The one resource-selection model of every activation model, when the run pinned one (guide 9.4). */
+  resource_model?: string;
+  /** The extra-cases file of each skill that has one, as recorded. */
+  extras?: Record<string, string>;
   /** Null until the first cell is recorded. */
   summary: EvalSummaryView | null;
 }

@@ -6,7 +6,7 @@
  * Isomorphic: no `node:` imports.
  */
 import { joinPointer } from './parse';
-import type { SkillPackage, SkillResource } from './types';
+import { EXAMPLE_KINDS, RESOURCE_CONTENT_FIELDS, type SkillPackage, type SkillResource } from './types';
 import { type TextDiff, diffSequences, diffWords } from './wordDiff';
 
 export type { TextDiff, TextSegment } from './wordDiff';
@@ -156,8 +156,7 @@ export interface PackageDiff {
 const LIST_FIELDS = ['planning_instructions', 'response_instructions', 'tool_hints'] as const;
 
 /** Resource fields compared one by one, in resource field order (name is the match key). */
-const RESOURCE_FIELDS = ['description', 'load_when', 'applies_to', 'required_when_selected', 'content_type', 'content'] as const;
-type ResourceField = (typeof RESOURCE_FIELDS)[number];
+type ResourceField = (typeof RESOURCE_CONTENT_FIELDS)[number];
 
 /**
  * Below this share of common words, two entries at the same place are shown as
@@ -375,7 +374,7 @@ function diffResources(before: readonly SkillResource[], after: readonly SkillRe
       return;
     }
     const old = before[i]!;
-    const fieldChanges = RESOURCE_FIELDS.map((f) => resourceFieldChange(j, res.name, f, old, res)).filter((c): c is FieldChange => c !== undefined);
+    const fieldChanges = RESOURCE_CONTENT_FIELDS.map((f) => resourceFieldChange(j, res.name, f, old, res)).filter((c): c is FieldChange => c !== undefined);
     if (fieldChanges.length === 0) {
       diff.unchanged.push(res.name);
       return;
@@ -507,7 +506,7 @@ export function diffPackages(before: SkillPackage, after: SkillPackage): Package
   }
   const res = diffResources(before.resources, after.resources);
   changes.push(...res.changes);
-  for (const field of ['should_activate', 'should_not_activate'] as const) {
+  for (const field of EXAMPLE_KINDS) {
     const b = before.activation_examples[field];
     const a = after.activation_examples[field];
     if (!sameList(b, a)) changes.push(listChange(jsonPointer('activation_examples', field), `activation_examples.${field}`, b, a));

@@ -12,7 +12,7 @@
  * Isomorphic: no `node:` imports.
  */
 import { canonicalJson } from './canonical';
-import type { PackageIntegrity, SkillManifest, SkillPackage } from './types';
+import type { PackageIntegrity, ResourceIndexEntry, SkillManifest, SkillPackage } from './types';
 
 const encoder = new TextEncoder();
 
@@ -30,13 +30,15 @@ export async function sha256Hex(text: string | Uint8Array): Promise<string> {
   return `sha256:${hex(digest)}`;
 }
 
+/** A package's manifest content with resource bodies left out and not yet hashed: what the advisor is shown. */
+export type BodyFreePackage = Omit<SkillManifest, 'resources'> & { resources: Omit<ResourceIndexEntry, 'content_hash'>[] };
+
 /**
- * The manifest of a normalized package: everything the runtime loads after
- * activation, minus resource bodies (replaced by their hashes) and minus
- * `change_reason` (audit data, not content). Resource hashes come from
- * `integrity.resource_hashes`; a missing one is a broken invariant and throws.
+ * Everything of a normalized package that the runtime loads after activation,
+ * minus resource bodies and minus `change_reason` (audit data, not content):
+ * the one projection behind the manifest and the authoring advisor's input.
  */
-export function buildManifest(pkg: SkillPackage, integrity: Pick<PackageIntegrity, 'resource_hashes'>): SkillManifest {
+export function bodyFreePackage(pkg: SkillPackage): BodyFreePackage {
   return {
     display_name: pkg.display_name,
     description: pkg.description,
@@ -49,18 +51,30 @@ export function buildManifest(pkg: SkillPackage, integrity: Pick<PackageIntegrit
       should_activate: [...pkg.activation_examples.should_activate],
       should_not_activate: [...pkg.activation_examples.should_not_activate],
     },
-    resources: pkg.resources.map((resource) => {
+    resources: pkg.resources.map((resource) => ({
+      name: resource.name,
+      description: resource.description,
+      load_when: resource.load_when,
+      applies_to: [...resource.applies_to],
+      required_when_selected: resource.required_when_selected,
+      content_type: resource.content_type,
+    })),
+  };
+}
+
+/**
+ * The manifest of a normalized package: its {@link bodyFreePackage} with each
+ * resource body replaced by its hash from `integrity.resource_hashes`; a
+ * missing one is a broken invariant and throws.
+ */
+export function buildManifest(pkg: SkillPackage, integrity: Pick<PackageIntegrity, 'resource_hashes'>): SkillManifest {
+  const projection = bodyFreePackage(pkg);
+  return {
+    ...projection,
+    resources: projection.resources.map((resource) => {
       const hash = Object.hasOwn(integrity.resource_hashes, resource.name) ? integrity.resource_hashes[resource.name] : undefined;
       if (hash === undefined) throw new Error(`no content hash for resource '${resource.name}'`);
-      return {
-        name: resource.name,
-        description: resource.description,
-        load_when: resource.load_when,
-        applies_to: [...resource.applies_to],
-        required_when_selected: resource.required_when_selected,
-        content_type: resource.content_type,
-        content_hash: hash,
-      };
+      return { ...resource, content_hash: hash };
     }),
   };
 }

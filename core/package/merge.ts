@@ -4,7 +4,7 @@
  *
  * Isomorphic: no `node:` imports.
  */
-import type { SkillPackage, SkillResource } from './types';
+import { RESOURCE_CONTENT_FIELDS, type SkillPackage, type SkillResource } from './types';
 import { jsonPointer } from './diff';
 
 /** A value that can appear on one side of a conflict; `null` when the side does not have it. */
@@ -74,10 +74,8 @@ function mergeSet(base: readonly string[], theirs: readonly string[], mine: read
   return [...out].sort();
 }
 
-const RESOURCE_FIELDS = ['description', 'load_when', 'applies_to', 'required_when_selected', 'content_type', 'content'] as const;
-
 function sameResource(a: SkillResource, b: SkillResource): boolean {
-  return RESOURCE_FIELDS.every((f) => same(a[f], b[f])) && a.name === b.name;
+  return a.name === b.name && RESOURCE_CONTENT_FIELDS.every((f) => same(a[f], b[f]));
 }
 
 function cloneResource(r: SkillResource): SkillResource {
@@ -100,7 +98,7 @@ interface Pending {
  */
 function mergeResource(base: SkillResource | undefined, theirs: SkillResource, mine: SkillResource, pathOf: (field: string) => () => string, pending: Pending[]): SkillResource {
   const out = cloneResource(mine);
-  const set = <K extends (typeof RESOURCE_FIELDS)[number]>(field: K): void => {
+  const set = <K extends (typeof RESOURCE_CONTENT_FIELDS)[number]>(field: K): void => {
     out[field] = mergeValue<SkillResource[K]>(base?.[field], theirs[field], mine[field], (b) => {
       pending.push({
         field,
@@ -112,7 +110,7 @@ function mergeResource(base: SkillResource | undefined, theirs: SkillResource, m
       });
     });
   };
-  for (const f of RESOURCE_FIELDS) set(f);
+  for (const f of RESOURCE_CONTENT_FIELDS) set(f);
   return out;
 }
 

@@ -50,6 +50,33 @@ export interface SkillPackage {
   change_reason: string;
 }
 
+/**
+ * The fields of a package in the guide's order (section 4): validation, the
+ * field diff, the three-way merge and the editor's form all walk them in this
+ * order, so the lists cannot disagree. `satisfies` keeps each list complete.
+ */
+export const PACKAGE_FIELDS = [
+  'display_name',
+  'description',
+  'domains',
+  'tags',
+  'planning_instructions',
+  'response_instructions',
+  'tool_hints',
+  'resources',
+  'activation_examples',
+  'change_reason',
+] as const satisfies readonly (keyof SkillPackage)[];
+
+/** The fields of a resource in the guide's order (`name` first: it identifies the resource). */
+export const RESOURCE_FIELDS = ['name', 'description', 'load_when', 'applies_to', 'required_when_selected', 'content_type', 'content'] as const satisfies readonly (keyof SkillResource)[];
+
+/** The fields of a resource that hold its content, compared one by one between two resources of one name. */
+export const RESOURCE_CONTENT_FIELDS = RESOURCE_FIELDS.filter((f): f is Exclude<(typeof RESOURCE_FIELDS)[number], 'name'> => f !== 'name');
+
+/** The two lists of activation examples. */
+export const EXAMPLE_KINDS = ['should_activate', 'should_not_activate'] as const satisfies readonly (keyof ActivationExamples)[];
+
 /** The logical identity of a skill: `namespace/name`. */
 export interface SkillId {
   namespace: string;

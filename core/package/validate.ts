@@ -29,6 +29,9 @@ import { Scanner, type ScanCache } from './scan';
 import { estimateTokens, TOKEN_ESTIMATOR, Utf8Counter, utf8Bytes } from './tokens';
 import {
   BOUNDARIES,
+  EXAMPLE_KINDS,
+  PACKAGE_FIELDS,
+  RESOURCE_FIELDS,
   type Finding,
   type PackageMetrics,
   type SkillAuthoringLimits,
@@ -59,20 +62,6 @@ export interface ValidateOptions {
  */
 export type PackageCheck = ValidationResult & { normalized?: SkillPackage };
 
-const TOP_FIELDS = [
-  'display_name',
-  'description',
-  'domains',
-  'tags',
-  'planning_instructions',
-  'response_instructions',
-  'tool_hints',
-  'resources',
-  'activation_examples',
-  'change_reason',
-] as const;
-const RESOURCE_FIELDS = ['name', 'description', 'load_when', 'applies_to', 'required_when_selected', 'content_type', 'content'] as const;
-const EXAMPLE_FIELDS = ['should_activate', 'should_not_activate'] as const;
 const CONTENT_TYPES: readonly string[] = ['text/plain', 'text/markdown'];
 
 /** Top-level fields whose text the runtime projects into prompts (catalog, manifest, resources). */
@@ -325,7 +314,7 @@ class Checker {
 
   /** Reads the document into the input shape, reporting unknown, missing and mistyped fields. */
   shape(doc: Record<string, unknown>): SkillPackageInput {
-    this.unknownFields(doc, '', TOP_FIELDS, 'the package');
+    this.unknownFields(doc, '', PACKAGE_FIELDS, 'the package');
     const input: SkillPackageInput = {
       display_name: this.string(doc, 'display_name', '', true, 'the package'),
       description: this.string(doc, 'description', '', true, 'the package'),
@@ -347,7 +336,7 @@ class Checker {
     if (examples !== undefined) {
       if (!isPlainObject(examples)) this.wrongType('/activation_examples', 'activation_examples', 'an object', examples);
       else {
-        this.unknownFields(examples, '/activation_examples', EXAMPLE_FIELDS, 'activation_examples');
+        this.unknownFields(examples, '/activation_examples', EXAMPLE_KINDS, 'activation_examples');
         input.activation_examples = {
           should_activate: this.stringList(examples, 'should_activate', '/activation_examples', false, 'activation_examples'),
           should_not_activate: this.stringList(examples, 'should_not_activate', '/activation_examples', false, 'activation_examples'),

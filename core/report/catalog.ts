@@ -14,16 +14,34 @@ export interface CatalogSize {
   max_auto_candidates?: number;
 }
 
+/** One reason the selector skips automatic activation for a catalog. */
+export interface CatalogOverflow {
+  code: 'catalog_over_budget' | 'too_many_auto_candidates';
+  reason: string;
+}
+
 /**
- * Why the selector skips automatic activation for a catalog, if it does:
- * over its token budget, or more auto candidates than the limit.
+ * Every reason the selector skips automatic activation for a catalog: over
+ * its token budget, and more auto candidates than the limit. Both are
+ * reported when both hold, so fixing one does not reveal the other later.
  */
-export function catalogOverBudget(c: CatalogSize): { code: 'catalog_over_budget' | 'too_many_auto_candidates'; reason: string } | undefined {
-  if (c.tokens > c.budget) return { code: 'catalog_over_budget', reason: `${c.tokens} estimated tokens, above its budget of ${c.budget}` };
+export function catalogOverflows(c: CatalogSize): CatalogOverflow[] {
+  const out: CatalogOverflow[] = [];
+  if (c.tokens > c.budget) out.push({ code: 'catalog_over_budget', reason: `${c.tokens} estimated tokens, above its budget of ${c.budget}` });
   if (c.auto_candidates !== undefined && c.max_auto_candidates !== undefined && c.auto_candidates > c.max_auto_candidates) {
-    return { code: 'too_many_auto_candidates', reason: `${c.auto_candidates} auto candidates, above maxAutoCandidates (${c.max_auto_candidates})` };
+    out.push({ code: 'too_many_auto_candidates', reason: `${c.auto_candidates} auto candidates, above maxAutoCandidates (${c.max_auto_candidates})` });
   }
-  return undefined;
+  return out;
+}
+
+/**
+ * Why the selector skips automatic activation for a catalog, if it does: the
+ * first reason's code, every reason's code, and all reasons in one phrase.
+ */
+export function catalogOverBudget(c: CatalogSize): { code: CatalogOverflow['code']; codes: CatalogOverflow['code'][]; reason: string } | undefined {
+  const all = catalogOverflows(c);
+  if (all.length === 0) return undefined;
+  return { code: all[0]!.code, codes: all.map((o) => o.code), reason: all.map((o) => o.reason).join(', and ') };
 }
 
 /** The runtime's consequence of a catalog the selector will not offer, in one sentence; null when it will. */

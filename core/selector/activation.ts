@@ -163,10 +163,11 @@ async function autoActivation(
   const sorted = [...pool].sort(byId);
   const catalog = renderCatalog(sorted.map(activationEntry));
   if (sorted.length > limits.maxAutoCandidates || catalog.tokens > limits.catalogTokenBudget) {
-    const why =
-      sorted.length > limits.maxAutoCandidates
-        ? `${sorted.length} auto candidates exceed maxAutoCandidates (${limits.maxAutoCandidates})`
-        : `the catalog is ${catalog.tokens} estimated tokens, above catalogTokenBudget (${limits.catalogTokenBudget})`;
+    // Every reason, so fixing one does not reveal the other on the next run.
+    const why = [
+      ...(sorted.length > limits.maxAutoCandidates ? [`${sorted.length} auto candidates exceed maxAutoCandidates (${limits.maxAutoCandidates})`] : []),
+      ...(catalog.tokens > limits.catalogTokenBudget ? [`the catalog is ${catalog.tokens} estimated tokens, above catalogTokenBudget (${limits.catalogTokenBudget})`] : []),
+    ].join(', and ');
     diagnostics.push({ code: 'skill_activation_catalog_budget_exceeded', boundary, action: 'auto_activation_skipped', message: `automatic activation skipped: ${why}` });
     return { pending: [], policy: null };
   }

@@ -151,10 +151,10 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
   if (remaining.length > 0) {
     const catalog = renderCatalog(catalogEntries);
     if (remaining.length > limits.maxResourceCandidates || catalog.tokens > limits.resourceCatalogTokenBudget) {
-      const why =
-        remaining.length > limits.maxResourceCandidates
-          ? `${remaining.length} resource candidates exceed maxResourceCandidates (${limits.maxResourceCandidates})`
-          : `the resource catalog is ${catalog.tokens} estimated tokens, above resourceCatalogTokenBudget (${limits.resourceCatalogTokenBudget})`;
+      const why = [
+        ...(remaining.length > limits.maxResourceCandidates ? [`${remaining.length} resource candidates exceed maxResourceCandidates (${limits.maxResourceCandidates})`] : []),
+        ...(catalog.tokens > limits.resourceCatalogTokenBudget ? [`the resource catalog is ${catalog.tokens} estimated tokens, above resourceCatalogTokenBudget (${limits.resourceCatalogTokenBudget})`] : []),
+      ].join(', and ');
       diagnostics.push({ code: 'skill_resource_catalog_budget_exceeded', boundary, action: 'resource_selection_skipped', message: `resource selection skipped: ${why}` });
     } else if (!input.model) {
       diagnostics.push({ code: 'skill_resource_selection_failed', boundary, action: 'resource_selection_skipped', message: 'no selector model is configured' });

@@ -42,7 +42,10 @@ export interface SelectForRequestInput {
   /** Effective bindings; default: every catalog skill as an optional auto binding of its published version. */
   bindings?: readonly SkillBinding[];
   registry: SkillRegistryReader;
+  /** The activation selector's model (guide 9.4 `TRUVAG3_SKILL_ACTIVATION_MODEL`); also the resource selector's unless `resourceModel` is given. */
   model: ModelClient;
+  /** The resource selector's model (guide 9.4 `TRUVAG3_SKILL_RESOURCE_MODEL`); default: `model`. */
+  resourceModel?: ModelClient;
   /** Partial limits are completed with the 9.10 defaults and validated. */
   limits?: Partial<SelectorLimits>;
   trustedActivations?: readonly (string | SkillId)[];
@@ -76,6 +79,11 @@ export interface SelectionTrace {
   modelLatencyMs: number;
   /** Template identities used for each selector kind. */
   templates: { activation: { id: string; version: string }; resource: { id: string; version: string } };
+  /**
+   * The model spec each selector was given (guide 9.4 pins them apart);
+   * absent in traces recorded before both were recorded.
+   */
+  models?: { activation: string; resource: string };
 }
 
 /** Result of {@link selectForRequest}: plain JSON-serializable data. */
@@ -147,6 +155,7 @@ export async function selectForRequest(input: SelectForRequestInput): Promise<Se
       activation: { id: activationTemplate?.id ?? 'skillbench.activation', version: activationTemplate?.version ?? '1' },
       resource: { id: resourceTemplate?.id ?? 'skillbench.resource', version: resourceTemplate?.version ?? '1' },
     },
+    models: { activation: input.model.spec, resource: (input.resourceModel ?? input.model).spec },
   };
   let failure: SelectorDiagnostic | undefined;
   const result = (state: SelectionState, resources: SelectedResource[], projection: Projection | null): SelectionResult => {
@@ -239,7 +248,7 @@ export async function selectForRequest(input: SelectForRequestInput): Promise<Se
     manifests: manifests.manifests,
     boundary,
     request: input.request,
-    model: input.model,
+    model: input.resourceModel ?? input.model,
     limits,
     ...(input.trustedResources && { trustedResources: input.trustedResources }),
     ...(input.context && { context: input.context }),

@@ -31,7 +31,8 @@ import { STORE_ERROR_STATUS, StoreError, storeErrorCodeForStatus, type StoreErro
 import { ADMIN_HEADERS, JSON_MEDIA_TYPE, encodeHeaderText } from './httpWire';
 import { parseRetryAfter } from '../retry';
 import { mayRetry, retryDelayMs, type AttemptFailure, type RetryMode } from './httpRetry';
-import { checkPublishRequest, checkSkillId } from './publication';
+import { checkPublishRequest } from './publication';
+import { checkSkillId } from './skillIds';
 import { verifiedManifest, verifiedResource } from './verify';
 import type {
   CandidateRequest,

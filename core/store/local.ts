@@ -31,25 +31,12 @@ import { createOnce, readJson, readJsonSync, removeTemps } from './localFiles';
 import { idempotencyPath, replayPublication, writeIdempotencyRecord } from './localIdempotency';
 import { REBUILD_ALL, RegistryLock } from './localLock';
 import { FORMAT, availableEntry, metadataOf, type HistoryEntry, type SkillState, type VersionFile } from './localState';
-import {
-  DEFAULT_ADMINISTRATION_LIMITS,
-  auditAfterCommit,
-  checkDeleteRange,
-  checkDeleteRequest,
-  checkMetadataFilter,
-  checkPublishPrecondition,
-  checkSkillId,
-  compareSkillIds,
-  etagFor,
-  idempotencyKeyHash,
-  isSlug,
-  matchesFilter,
-  pageVersions,
-  preparePublication,
-  protectionFor,
-  type IdempotencyRecord,
-  type PreparedPublication,
-} from './publication';
+import { etagFor } from './etag';
+import { DEFAULT_ADMINISTRATION_LIMITS, checkDeleteRange, checkDeleteRequest, pageVersions, protectionFor } from './history';
+import { idempotencyKeyHash, type IdempotencyRecord } from './idempotency';
+import { checkMetadataFilter, matchesFilter } from './listing';
+import { auditAfterCommit, checkPublishPrecondition, preparePublication, type PreparedPublication } from './publication';
+import { checkSkillId, compareSkillIds, isSlug } from './skillIds';
 import type {
   AuditEvent,
   AuditSink,

@@ -8,7 +8,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { SkillId } from '../package/types';
-import { auditNotRecordedWarning, etagFor, idempotencyConflict, replayIdempotent, type IdempotencyRecord, type PreparedPublication } from './publication';
+import { etagFor } from './etag';
+import { idempotencyConflict, replayIdempotent, type IdempotencyRecord } from './idempotency';
+import { auditNotRecordedWarning, type PreparedPublication } from './publication';
 import { readJsonSync } from './localFiles';
 import type { SkillState } from './localState';
 import type { PublishResult } from './types';

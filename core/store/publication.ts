@@ -1,21 +1,16 @@
 /**
- * Rules every store adapter shares (guide sections 5.4, 5.5, 10.5, 11): identity and
- * request checks, validation before publication, ETags, deletion guards, version
- * paging, idempotency replay and audit delivery. Adapters keep only their storage
- * mechanics, so the local, Redis and HTTP stores answer every request identically.
- *
- * Idempotency: a key is scoped to one skill identity and retained for at least
- * {@link IDEMPOTENCY_RETENTION_MS}. Replaying a key with the same fingerprint returns
- * the stored result with `replayed: true` and never creates a revision, even when
- * other revisions were published since; the same key with a different fingerprint is
- * 409 `conflict`. Adapters look the key up before checking preconditions.
+ * Publication as every store adapter does it (guide sections 5.4, 11): the request
+ * checks, validation before publication, the precondition against stored state,
+ * the conditional publish of the CLI and the workbench, and audit delivery.
+ * Adapters keep only their storage mechanics, so the local, Redis and HTTP stores
+ * answer every request identically. The shared rules beside it: skill identities
+ * (skillIds.ts), ETags (etag.ts), idempotency (idempotency.ts), version history
+ * and deletion ranges (history.ts), listing filters (listing.ts).
  */
 import {
   buildManifest,
-  canonicalJson,
   computeIntegrity,
   resolveLimits,
-  sha256Hex,
   utf8Bytes,
   validatePackage,
 } from '../package/index';
@@ -32,70 +27,18 @@ import { StoreError } from './errors';
 import type {
   AuditEvent,
   AuditSink,
-  DeleteRequest,
-  MetadataFilter,
   Precondition,
   PublishRequest,
   PublishResult,
-  SkillAdministrationLimits,
   SkillRevisionReader,
   StoreWarning,
-  VersionEntry,
-  VersionPage,
-  VersionQuery,
 } from './types';
-
-/** Default administration limits (guide section 9.11). */
-export const DEFAULT_ADMINISTRATION_LIMITS: SkillAdministrationLimits = Object.freeze({ maxDeleteVersions: 100 });
-
-/** Minimum time an Idempotency-Key stays bound to its first request: 24 hours. */
-export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-
-/** Longest accepted Idempotency-Key, in characters. */
-export const MAX_IDEMPOTENCY_KEY_CHARS = 255;
-
-/** Default and maximum page size of `listVersions`. */
-export const VERSION_PAGE_DEFAULT = 20;
-/** Largest page `listVersions` returns; larger requests are clamped to it. */
-export const VERSION_PAGE_MAX = 100;
+import { etagMatches, parseEtagList } from './etag';
+import { checkIdempotencyKey, publicationFingerprint } from './idempotency';
+import { checkSkillId } from './skillIds';
 
 /** Warning code of a committed mutation whose audit event was not delivered. */
 export const AUDIT_NOT_RECORDED = 'skill_audit_not_recorded';
-
-const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-
-/** True when `value` is a V1 slug (lowercase letters, digits, internal hyphens) within `maxChars`. */
-export function isSlug(value: unknown, maxChars = 64): value is string {
-  return typeof value === 'string' && value.length <= maxChars && SLUG.test(value);
-}
-
-/** Throws 400 `invalid_request` unless `id` is a valid `namespace/name` pair. */
-export function checkSkillId(id: SkillId, limits?: Partial<SkillAuthoringLimits>): void {
-  const max = resolveLimits(limits).maxNameChars;
-  for (const part of ['namespace', 'name'] as const) {
-    const value = (id as unknown as Record<string, unknown> | null)?.[part];
-    if (!isSlug(value, max)) {
-      throw new StoreError(
-        'invalid_request',
-        `invalid skill ${part} ${JSON.stringify(value)}: use a lowercase slug of letters, digits and internal hyphens, at most ${max} characters`,
-        { details: { field: part } },
-      );
-    }
-  }
-}
-
-/**
- * Parses `namespace/name` (the CLI and URL form) into an identity, or throws 400.
- */
-export function parseSkillKey(text: string, limits?: Partial<SkillAuthoringLimits>): SkillId {
-  const parts = text.split('/');
-  if (parts.length !== 2) {
-    throw new StoreError('invalid_request', `invalid skill identity '${text}': expected <namespace>/<name>`);
-  }
-  const id = { namespace: parts[0] ?? '', name: parts[1] ?? '' };
-  checkSkillId(id, limits);
-  return id;
-}
 
 /** A publication that passed every state-independent check, ready for an adapter to commit. */
 export interface PreparedPublication {
@@ -124,17 +67,6 @@ function bodySize(body: unknown): number {
     return text === undefined ? 0 : utf8Bytes(text);
   } catch {
     return 0;
-  }
-}
-
-/** Throws 400 unless `key` is an acceptable Idempotency-Key (visible ASCII, 1..255 characters). */
-export function checkIdempotencyKey(key: string | undefined): void {
-  if (key === undefined) return;
-  if (typeof key !== 'string' || key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_CHARS || !/^[\x21-\x7e]+$/.test(key)) {
-    throw new StoreError(
-      'invalid_request',
-      `invalid Idempotency-Key: use 1 to ${MAX_IDEMPOTENCY_KEY_CHARS} visible ASCII characters without spaces`,
-    );
   }
 }
 
@@ -207,106 +139,6 @@ export async function preparePublication(
     validation: { warnings: result.warnings, metrics: result.metrics },
     actor: request.actor,
   };
-}
-
-/**
- * The value an Idempotency-Key is bound to. The If-Match value itself is left out on
- * purpose: a client retrying after a dropped reply resends the same (now stale) ETag.
- */
-export function publicationFingerprint(id: SkillId, pkg: SkillPackage, precondition: Precondition): Promise<string> {
-  return sha256Hex(canonicalJson({ namespace: id.namespace, name: id.name, package: pkg, precondition: precondition.kind }));
-}
-
-/** `sha256:<hex>` of an Idempotency-Key, so stores never keep the raw key. */
-export function idempotencyKeyHash(id: SkillId, key: string): Promise<string> {
-  return sha256Hex(`${id.namespace}/${id.name}\n${key}`);
-}
-
-/** What an adapter keeps per Idempotency-Key. */
-export interface IdempotencyRecord {
-  fingerprint: string;
-  /** The reply of the first request, without `replayed`. */
-  result: PublishResult;
-  /** ISO-8601 time of the first request. */
-  created_at: string;
-}
-
-/**
- * Applies idempotency to a stored record: `undefined` when there is none (or it
- * expired) so the publication proceeds; the original reply with `replayed: true`
- * when the fingerprint matches; 409 `conflict` when the key was used for another request.
- */
-export function replayIdempotent(
-  record: IdempotencyRecord | undefined,
-  fingerprint: string,
-  now: Date = new Date(),
-): PublishResult | undefined {
-  if (record === undefined) return undefined;
-  const age = now.getTime() - Date.parse(record.created_at);
-  if (Number.isFinite(age) && age > IDEMPOTENCY_RETENTION_MS) return undefined;
-  if (record.fingerprint !== fingerprint) throw idempotencyConflict();
-  return { ...record.result, replayed: true };
-}
-
-/** The 409 of an Idempotency-Key reused with a different request. */
-export function idempotencyConflict(): StoreError {
-  return new StoreError('conflict', 'Idempotency-Key reused with a different request', {
-    details: { reason: 'idempotency_key_reused' },
-  });
-}
-
-// ---------------------------------------------------------------------------
-// ETags (RFC 9110 section 8.8.3).
-
-/** A parsed entity tag. */
-export interface EntityTag {
-  weak: boolean;
-  /** The opaque tag without quotes. */
-  tag: string;
-}
-
-/**
- * The strong, quoted ETag of a skill's published state. Version numbers are never
- * reused, so it changes with every published revision; deletions of older revisions
- * keep it (a repeated delete with the same ETag stays a no-op).
- */
-export function etagFor(version: number, manifestHash: string): string {
-  const hex = manifestHash.startsWith('sha256:') ? manifestHash.slice(7) : manifestHash;
-  return `"v${version}-${hex.slice(0, 16)}"`;
-}
-
-const ETAG = /^(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"$/;
-
-/** Parses one entity tag (`"x"` or `W/"x"`); `undefined` when malformed. */
-export function parseEtag(text: string): EntityTag | undefined {
-  const m = ETAG.exec(text.trim());
-  if (!m) return undefined;
-  return { weak: m[1] !== undefined, tag: m[2] ?? '' };
-}
-
-/** Parses an If-Match list (`"a", W/"b"`); `undefined` when any member is malformed or the list is `*`. */
-export function parseEtagList(text: string): EntityTag[] | undefined {
-  const parts = text.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
-  if (parts.length === 0) return undefined;
-  const tags: EntityTag[] = [];
-  for (const part of parts) {
-    const tag = parseEtag(part);
-    if (!tag) return undefined;
-    tags.push(tag);
-  }
-  return tags;
-}
-
-/**
- * True when an If-Match value matches the current ETag. Uses the strong comparison
- * RFC 9110 requires for If-Match: a weak tag (`W/"..."`) never matches, and `*` is
- * not accepted because the guide asks for the current ETag, never a wildcard.
- */
-export function etagMatches(ifMatch: string, current: string): boolean {
-  const wanted = parseEtag(current);
-  const list = parseEtagList(ifMatch);
-  if (!wanted || !list || wanted.weak) return false;
-  return list.some((t) => !t.weak && t.tag === wanted.tag);
 }
 
 /**
@@ -384,155 +216,6 @@ export async function publishConditional(
     ...(request.actor !== undefined && { actor: request.actor }),
   });
 }
-
-// ---------------------------------------------------------------------------
-// Deletion.
-
-/**
- * The state-free checks of a deletion, in order: identity, numbers, order and width
- * (400), audit reason (400), If-Match present (428) and well formed (400). Returns
- * the versions of the inclusive range, ascending.
- */
-export function checkDeleteRequest(request: DeleteRequest, limits?: Partial<SkillAdministrationLimits>): number[] {
-  const { maxDeleteVersions } = { ...DEFAULT_ADMINISTRATION_LIMITS, ...limits };
-  checkSkillId(request.id);
-  const { from, to } = request;
-  if (!Number.isSafeInteger(from) || from < 1 || !Number.isSafeInteger(to) || to < 1) {
-    throw new StoreError('invalid_request', `versions must be positive integers, got ${String(from)}-${String(to)}`);
-  }
-  if (from > to) throw new StoreError('invalid_request', `invalid range ${from}-${to}: from must not exceed to`);
-  const width = to - from + 1;
-  if (width > maxDeleteVersions) {
-    throw new StoreError('invalid_request', `range ${from}-${to} spans ${width} versions, above the limit of ${maxDeleteVersions}`, {
-      details: { width, limit: maxDeleteVersions },
-    });
-  }
-  if (typeof request.reason !== 'string' || request.reason.trim().length === 0) {
-    throw new StoreError('invalid_request', 'deletion requires an audit reason (X-Audit-Reason)');
-  }
-  if (request.ifMatch === undefined || request.ifMatch.trim().length === 0) {
-    throw new StoreError('precondition_required', 'deletion requires If-Match with the current ETag of the skill');
-  }
-  if (parseEtagList(request.ifMatch) === undefined) {
-    throw new StoreError('invalid_request', `malformed If-Match value ${JSON.stringify(request.ifMatch)}: expected a quoted entity tag`);
-  }
-  const versions: number[] = [];
-  for (let v = from; v <= to; v++) versions.push(v);
-  return versions;
-}
-
-/**
- * Checks a deletion request against the skill's state and returns the versions of
- * the inclusive range, ascending. After {@link checkDeleteRequest}: If-Match current
- * (412, when `currentEtag` is given), protection of published and published−1 (409),
- * then versions that never existed (404). Nothing is deleted on any failure.
- */
-export function checkDeleteRange(
-  request: DeleteRequest,
-  limits: Partial<SkillAdministrationLimits> | undefined,
-  publishedVersion: number,
-  currentEtag?: string,
-): number[] {
-  const versions = checkDeleteRequest(request, limits);
-  const { from, to } = request;
-  if (currentEtag !== undefined && !etagMatches(request.ifMatch ?? '', currentEtag)) {
-    throw new StoreError('precondition_failed', 'the ETag is out of date: read the skill again and retry with its current ETag', {
-      details: { current_etag: currentEtag },
-    });
-  }
-  const protectedFrom = Math.max(1, publishedVersion - 1);
-  if (to >= protectedFrom && from <= publishedVersion) {
-    throw new StoreError(
-      'conflict',
-      `versions ${protectedFrom}-${publishedVersion} are protected (published and its predecessor); nothing was deleted`,
-      { details: { reason: 'protected_version', published: publishedVersion } },
-    );
-  }
-  if (to > publishedVersion) {
-    throw new StoreError('not_found', `version ${to} does not exist (latest is ${publishedVersion}); nothing was deleted`);
-  }
-  return versions;
-}
-
-// ---------------------------------------------------------------------------
-// Version history.
-
-/** The state-free checks of a version query: 400 on bad numbers, limit clamped to 1..100 (default 20). */
-export function clampVersionQuery(query: VersionQuery | undefined): { before: number | undefined; limit: number } {
-  const before = query?.before;
-  if (before !== undefined && (!Number.isSafeInteger(before) || before < 1)) {
-    throw new StoreError('invalid_request', `before must be a positive integer, got ${String(before)}`);
-  }
-  const limit = query?.limit;
-  if (limit === undefined) return { before, limit: VERSION_PAGE_DEFAULT };
-  if (!Number.isSafeInteger(limit) || limit < 1) {
-    throw new StoreError('invalid_request', `limit must be a positive integer, got ${String(limit)}`);
-  }
-  return { before, limit: Math.min(limit, VERSION_PAGE_MAX) };
-}
-
-/** The protection marker of `version` when `published` is the current revision. */
-export function protectionFor(version: number, published: number): VersionEntry['protection'] {
-  if (version === published) return 'published';
-  if (version === published - 1) return 'protected';
-  return undefined;
-}
-
-/**
- * One page of history, newest first, from every entry of a skill (any order,
- * tombstones included). `next_before` is set when older entries remain.
- */
-export function pageVersions(entries: readonly VersionEntry[], query: VersionQuery | undefined): VersionPage {
-  const { before, limit } = clampVersionQuery(query);
-  const older = entries
-    .filter((e) => before === undefined || e.version < before)
-    .sort((a, b) => b.version - a.version);
-  const page = older.slice(0, limit);
-  const last = page[page.length - 1];
-  return { versions: page, next_before: older.length > limit && last ? last.version : null };
-}
-
-// ---------------------------------------------------------------------------
-// Listing.
-
-/** Validates a metadata filter (400 on a non-slug value or a bad limit) and returns it normalized. */
-export function checkMetadataFilter(filter: MetadataFilter | undefined): MetadataFilter {
-  const out: MetadataFilter = {};
-  for (const key of ['namespace', 'domain', 'tag'] as const) {
-    const value = filter?.[key];
-    if (value === undefined) continue;
-    if (!isSlug(value)) throw new StoreError('invalid_request', `invalid ${key} filter ${JSON.stringify(value)}: expected a lowercase slug`);
-    out[key] = value;
-  }
-  if (filter?.limit !== undefined) {
-    if (!Number.isSafeInteger(filter.limit) || filter.limit < 1) {
-      throw new StoreError('invalid_request', `limit must be a positive integer, got ${String(filter.limit)}`);
-    }
-    out.limit = filter.limit;
-  }
-  return out;
-}
-
-/** True when a catalog entry passes every given filter (exact matches, combined with AND). */
-export function matchesFilter(
-  entry: { namespace: string; domains: readonly string[]; tags: readonly string[] },
-  filter: MetadataFilter,
-): boolean {
-  if (filter.namespace !== undefined && entry.namespace !== filter.namespace) return false;
-  if (filter.domain !== undefined && !entry.domains.includes(filter.domain)) return false;
-  if (filter.tag !== undefined && !entry.tags.includes(filter.tag)) return false;
-  return true;
-}
-
-/** Sort order of listings: namespace, then name (code-unit order, stable across adapters). */
-export function compareSkillIds(a: SkillId, b: SkillId): number {
-  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
-  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-  return 0;
-}
-
-// ---------------------------------------------------------------------------
-// Audit.
 
 /**
  * Delivers an audit event after the mutation committed. Never rethrows: a failing

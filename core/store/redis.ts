@@ -18,30 +18,12 @@ import type { SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from 
 import { WorkbenchError } from '../errors';
 import { StoreError } from './errors';
 import { verifiedManifest, verifiedResource } from './verify';
-import {
-  DEFAULT_ADMINISTRATION_LIMITS,
-  IDEMPOTENCY_RETENTION_MS,
-  auditAfterCommit,
-  auditNotRecordedWarning,
-  checkDeleteRange,
-  checkDeleteRequest,
-  checkMetadataFilter,
-  checkPublishPrecondition,
-  checkSkillId,
-  clampVersionQuery,
-  compareSkillIds,
-  etagFor,
-  idempotencyKeyHash,
-  isSlug,
-  matchesFilter,
-  pageVersions,
-  parseEtagList,
-  preparePublication,
-  protectionFor,
-  replayIdempotent,
-  type IdempotencyRecord,
-  type PreparedPublication,
-} from './publication';
+import { etagFor, parseEtagList } from './etag';
+import { DEFAULT_ADMINISTRATION_LIMITS, checkDeleteRange, checkDeleteRequest, clampVersionQuery, pageVersions, protectionFor } from './history';
+import { IDEMPOTENCY_RETENTION_MS, idempotencyKeyHash, replayIdempotent, type IdempotencyRecord } from './idempotency';
+import { checkMetadataFilter, matchesFilter } from './listing';
+import { auditAfterCommit, auditNotRecordedWarning, checkPublishPrecondition, preparePublication, type PreparedPublication } from './publication';
+import { checkSkillId, compareSkillIds, isSlug } from './skillIds';
 import { redisKeyspace, type RedisKeyspace } from './redisKeyspace';
 import { DELETE_LUA, HISTORY_LUA, IDEMPOTENCY_AUDITED_LUA, PUBLISH_LUA, READ_REVISION_LUA } from './redisScripts';
 import { checkDeployment, parseRedisUrl, type RedisConnectionConfig } from './redisUrl';

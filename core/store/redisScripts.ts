@@ -4,7 +4,7 @@
  * version assignment, deletion guards) is checked and applied in one atomic step on
  * standalone, Sentinel and Cluster alike. The scripts only decide and write; they
  * return the state they refused on, and the TypeScript side turns that into the same
- * `StoreError` every adapter raises (core/store/publication.ts).
+ * `StoreError` every adapter raises (core/store/history.ts, publication.ts).
  *
  * Keys a script derives itself (the revision hash `…:v:<n>` whose number it
  * assigns) share the deployment's hash tag with the declared keys, so they live

@@ -8,13 +8,18 @@ import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defaultConnection, openStore, type OpenStoreOptions } from './connect';
 import { isStoreError } from './errors';
-import { isSlug } from './publication';
+import { isSlug } from './skillIds';
 import type { SkillStore } from './types';
 import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../workspace/read';
 
 /** The example workspace a fresh default registry is seeded from (`examples/skills/packages/`). */
 export function examplesPackagesDir(): string {
   return fileURLToPath(new URL('../../examples/skills/packages/', import.meta.url));
+}
+
+/** The example workspace itself (`examples/`, holding `skills/packages/` and `skills/evals/`). */
+export function exampleWorkspaceDir(): string {
+  return fileURLToPath(new URL('../../examples/', import.meta.url));
 }
 
 /** Outcome of {@link seedExamples}: what was published and what was skipped, with why. */
@@ -95,11 +100,7 @@ export async function openSeededStore(
 ): Promise<{ store: SkillStore; seed?: SeedReport }> {
   const { env, examples, create, ...open } = options;
   // A named registry is created by the write itself, once it passes validation: a refused write leaves nothing.
-  const store = await openStore(connection ?? defaultConnection(env), {
-    ...open,
-    ...(env && { env }),
-    create: connection === undefined ? true : create === true || create === 'on-write' ? 'on-write' : false,
-  });
+  const store = await openStore(connection ?? defaultConnection(env), { ...open, ...(env && { env }), create: connection === undefined ? true : create === true || create === 'on-write' ? 'on-write' : false });
   if (connection !== undefined) return { store };
   try {
     if ((await store.listMetadata({ limit: 1 })).length > 0) return { store };

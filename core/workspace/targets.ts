@@ -4,9 +4,15 @@
  * (a published revision), each with the extra cases kept beside the workspace
  * in `skills/evals/<namespace>/<name>.json` (ARCHITECTURE.md section 6).
  *
+ * The rule for which cases a target brings is one, whichever front end asks:
+ * its package's activation examples, plus the extra-cases file of its
+ * workspace when that workspace has one. A package file's workspace is the
+ * one it lies in; a published skill's is the evaluating workspace (the
+ * workbench's open workspace, the CLI's `--workspace`).
+ *
  * Node-only: uses node:fs.
  */
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
 import { skillKey, type SkillId } from '../package/types';
@@ -51,9 +57,11 @@ export interface ResolvedTargets {
   skipped: SkippedEntry[];
 }
 
-async function isFile(path: string): Promise<boolean> {
+/** Whether anything at all is at `path` (a file, a folder, a FIFO, a dangling link). */
+async function exists(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isFile();
+    await lstat(path);
+    return true;
   } catch {
     return false;
   }
@@ -71,11 +79,14 @@ export function extraCasesPath(packagesDir: string, id: SkillId): string | undef
 
 /**
  * The extra-cases file of `id`: `<root>/evals/<namespace>/<name>.json` when
- * `packagesDir` is a workspace's `.../packages` folder and that file exists.
+ * `packagesDir` is a workspace's `.../packages` folder and something is at
+ * that path. Whatever is there is returned, a folder or a FIFO too: the
+ * planner reads it as it reads a package file and refuses what is not a
+ * regular file, so an eval never runs without cases the user put there.
  */
 export async function extraCasesFile(packagesDir: string, id: SkillId): Promise<string | undefined> {
   const file = extraCasesPath(packagesDir, id);
-  return file !== undefined && (await isFile(file)) ? file : undefined;
+  return file !== undefined && (await exists(file)) ? file : undefined;
 }
 
 /**
@@ -93,13 +104,21 @@ function refuse(argument: string, message: string): WorkbenchError {
   return new WorkbenchError('invalid_request', `${argument}: ${message}`, { details: { argument } });
 }
 
+/** Options of {@link resolveTargets}. */
+export interface ResolveTargetsOptions {
+  /** Base of relative paths, and of the paths shown to the user. */
+  cwd: string;
+  /** The workspace folder whose `skills/evals` serves `<namespace>/<name>` targets (default: `cwd`). */
+  workspace?: string;
+}
+
 /**
  * Resolves what the user named, relative to `cwd`: a package file, a folder of
  * packages, or `<namespace>/<name>`. Throws `invalid_request` (with the
  * argument in `details.argument`) for a name that is none of these, a folder
  * without packages, a file whose path gives no identity, or a skill named twice.
  */
-export async function resolveTargets(args: readonly string[], options: { cwd: string }): Promise<ResolvedTargets> {
+export async function resolveTargets(args: readonly string[], options: ResolveTargetsOptions): Promise<ResolvedTargets> {
   const targets: Target[] = [];
   const skipped: SkippedEntry[] = [];
   const display = (abs: string) => relative(options.cwd, abs) || '.';
@@ -134,7 +153,7 @@ export async function resolveTargets(args: readonly string[], options: { cwd: st
     }
     const id = parseSkillId(arg);
     if (id) {
-      const extras = await extraCasesFile(join(options.cwd, 'skills', 'packages'), id);
+      const extras = await workspaceExtraCases(options.workspace ?? options.cwd, id);
       targets.push({ kind: 'stored', id, ...(extras && { extras }) });
       continue;
     }

@@ -21,11 +21,11 @@ export interface CaseFold {
   expect: Expectation;
   /** All repeats seen. */
   n: number;
-  /** Repeats where the skill under test activated. */
+  /** Usable answers where the skill under test activated. */
   activated: number;
   notActivated: number;
   errors: number;
-  /** Answers the selector rejected (counted inside their outcome too). */
+  /** Answers the selector rejected: unusable, counted apart from activated and not activated. */
   invalid: number;
   /** Other skills activated across the repeats, with counts. */
   activatedSkills: Map<string, number>;
@@ -37,7 +37,7 @@ export interface CaseFold {
   latencyMs: number;
 }
 
-/** A fold's verdict: majority correct, majority wrong, or not decidable because of errors. */
+/** A fold's verdict: majority correct, else wrong, unusable answers, or errors (core/report/repeats.ts). */
 export type FoldVerdict = RepeatsVerdict;
 
 /** Repeats whose answer matched the expectation. */
@@ -52,9 +52,9 @@ export const verdict: (f: CaseFold) => FoldVerdict = repeatsVerdict;
 /** The repeats disagreed among those that answered. */
 export const isFlaky: (f: CaseFold) => boolean = repeatsFlaky;
 
-/** Whether one cell's answer matched its expectation (null for an error cell). */
-export function cellCorrect(cell: Pick<CellRecord, 'expect' | 'outcome'>): boolean | null {
-  if (cell.outcome === 'error') return null;
+/** Whether one cell's answer matched its expectation (null for an error cell or an unusable answer). */
+export function cellCorrect(cell: Pick<CellRecord, 'expect' | 'outcome' | 'invalid'>): boolean | null {
+  if (cell.outcome === 'error' || cell.invalid === true) return null;
   return (cell.outcome === 'activated') === (cell.expect === 'activate');
 }
 
@@ -86,13 +86,12 @@ export class CaseFolder {
       this.folds.set(id, f);
     }
     f.n++;
-    if (cell.outcome === 'activated') f.activated++;
-    else if (cell.outcome === 'not_activated') f.notActivated++;
-    else {
+    if (cell.outcome === 'error') {
       f.errors++;
       if (f.firstError === undefined && typeof cell.error === 'string') f.firstError = cell.error.slice(0, MAX_ERROR_CHARS);
-    }
-    if (cell.invalid === true) f.invalid++;
+    } else if (cell.invalid === true) f.invalid++;
+    else if (cell.outcome === 'activated') f.activated++;
+    else f.notActivated++;
     for (const s of cell.activated) f.activatedSkills.set(s, (f.activatedSkills.get(s) ?? 0) + 1);
     if (Array.isArray(cell.diagnostics)) {
       for (const d of cell.diagnostics) {

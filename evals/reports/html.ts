@@ -14,10 +14,10 @@ import type { CaseInfo, CellRecord, EvalSummary, RunHeader } from '../types';
 import { readCells } from './cells';
 import { escapeHtml as h, truncate } from './escape';
 import { CaseFolder, cellCorrect, correctCount, describeCounts, foldId, isFlaky, orderBy, verdict, type CaseFold } from './fold';
-import { catalogUse, flakyOf, formatCount, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, variantTotals } from './format';
+import { catalogGroups, catalogUse, flakyOf, formatCount, formatGateNumber, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, runFacts, shortLabels, usableShare, variantTotals, warningLabel } from './format';
 import type { ReportWritten } from './json';
 import { writeReportFile, type ReportSink } from './sink';
-import { confusionMatrix, LatencyHistogram, latencyChart, rateBars } from './svg';
+import { confusionMatrix, LatencyHistogram, latencyChart, rateBars, type BarGroup } from './svg';
 
 /** The Content-Security-Policy of every HTML report. */
 export const HTML_REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -41,23 +41,24 @@ export interface HtmlReportWritten extends ReportWritten {
 /** Why a cell's trace was picked, in priority order. */
 const TRACE_CLASSES = ['wrong', 'error', 'invalid', 'flaky', 'other'] as const;
 type TraceClass = (typeof TRACE_CLASSES)[number];
-const CLASS_LABEL: Record<TraceClass, string> = { wrong: 'wrong', error: 'error', invalid: 'invalid answer', flaky: 'flaky case', other: 'correct' };
+const CLASS_LABEL: Record<TraceClass, string> = { wrong: 'wrong', error: 'error', invalid: 'unusable answer', flaky: 'flaky case', other: 'correct' };
 
 /** The stylesheet of every HTML report (light and dark). */
 export const HTML_REPORT_STYLE = `
-:root{color-scheme:light dark;--fg:#1d1f23;--muted:#5c6370;--line:#d8dbe0;--bg:#fff;--panel:#f6f7f9;--pass:#dff0d8;--fail:#f8d7da;--err:#e2e3e5;--flaky:#fff3cd}
-@media (prefers-color-scheme:dark){:root{--fg:#e6e6e6;--muted:#a0a6b0;--line:#3a3f47;--bg:#16181c;--panel:#1f2228;--pass:#1f3b24;--fail:#4a1f24;--err:#33363b;--flaky:#4a3f1a}svg.chart{background:#fff;border-radius:4px}}
+:root{color-scheme:light dark;--fg:#1d1f23;--muted:#5c6370;--line:#d8dbe0;--bg:#fff;--panel:#f6f7f9;--pass:#dff0d8;--fail:#f8d7da;--err:#e2e3e5;--flaky:#fff3cd;--inv:#e5dbf3}
+@media (prefers-color-scheme:dark){:root{--fg:#e6e6e6;--muted:#a0a6b0;--line:#3a3f47;--bg:#16181c;--panel:#1f2228;--pass:#1f3b24;--fail:#4a1f24;--err:#33363b;--flaky:#4a3f1a;--inv:#3a2d52}svg.chart{background:#fff;border-radius:4px}}
 body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:1200px;padding:16px 24px 64px}
 h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid var(--line);padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}h4{font-size:13px;margin:12px 0 4px;color:var(--muted)}
 table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--line);padding:3px 7px;text-align:left;vertical-align:top}th{background:var(--panel)}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.verdict{display:inline-block;padding:2px 10px;border-radius:4px;font-weight:600}.ok{background:var(--pass)}.bad{background:var(--fail)}.none{background:var(--err)}
+.verdict{display:inline-block;padding:2px 10px;border-radius:4px;font-weight:600}.ok{background:var(--pass)}.bad{background:var(--fail)}.none{background:var(--err)}.warn{background:var(--flaky);outline:2px solid #b54708}
 .warning{background:var(--fail);border-left:4px solid #b42318;padding:6px 10px;margin:8px 0;border-radius:4px}
 .muted{color:var(--muted)}.charts{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}figure{margin:0}figcaption{font-size:12px;color:var(--muted)}
-.matrix td.c{text-align:center;white-space:nowrap}.matrix td.pass{background:var(--pass)}.matrix td.fail{background:var(--fail)}.matrix td.error{background:var(--err)}.matrix td.flaky{box-shadow:inset 0 0 0 3px #e0a800}
-.matrix tr.skill th{background:var(--panel);text-align:left}.req{max-width:520px}
+.matrix td.c{text-align:center;white-space:nowrap}.matrix td.pass{background:var(--pass)}.matrix td.fail{background:var(--fail)}.matrix td.error{background:var(--err)}.matrix td.invalid{background:var(--inv)}.matrix td.flaky{box-shadow:inset 0 0 0 3px #e0a800}
+.matrix tr.skill th{background:var(--panel);text-align:left;position:sticky;left:0}.matrix th.col{max-width:9em;overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:12px}.req{max-width:420px;min-width:16em}
+.scroll{overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:4px}.scroll table{margin:0}.legend span{display:inline-block;padding:0 6px;margin-right:6px;border-radius:3px}.legend .inv{background:var(--inv)}.legend .fl{box-shadow:inset 0 0 0 3px #e0a800}
 pre{white-space:pre-wrap;word-break:break-word;background:var(--panel);border:1px solid var(--line);padding:6px 8px;margin:4px 0;max-height:420px;overflow:auto;font:12px/1.4 ui-monospace,monospace}
 details{margin:4px 0}details.trace{border:1px solid var(--line);border-radius:4px;padding:4px 8px}details.trace>summary{cursor:pointer}details.call{margin-left:12px}
-.tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:3px;margin-right:6px;background:var(--err)}.tag.wrong{background:var(--fail)}.tag.flaky{background:var(--flaky)}.tag.other{background:var(--pass)}
+.tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:3px;margin-right:6px;background:var(--err)}.tag.wrong{background:var(--fail)}.tag.invalid{background:var(--inv)}.tag.flaky{background:var(--flaky)}.tag.other{background:var(--pass)}
 .role{font-size:11px;color:var(--muted);text-transform:uppercase;margin-top:6px}
 `;
 
@@ -123,7 +124,7 @@ async function scan(cellsFile: string, summary: EvalSummary, maxTraces: number):
     }
     const correct = cellCorrect(cell);
     const fold = foldId(cell.model, cell.variant, cell.case);
-    const cls: TraceClass = correct === false ? 'wrong' : correct === null ? 'error' : cell.invalid === true ? 'invalid' : flaky.has(fold) ? 'flaky' : 'other';
+    const cls: TraceClass = cell.outcome === 'error' ? 'error' : cell.invalid === true ? 'invalid' : correct === false ? 'wrong' : flaky.has(fold) ? 'flaky' : 'other';
     available[cls]++;
     // Each class keeps at most maxTraces keys: memory stays bounded by the option.
     if (candidates[cls].length < maxTraces) candidates[cls].push({ key: cell.key, fold });
@@ -141,16 +142,17 @@ async function scan(cellsFile: string, summary: EvalSummary, maxTraces: number):
   return { cells, tornLines, folder, latency, picked, anchors, available };
 }
 
-/** Thresholds and values of rate gates are rates; a regression gate's are plain numbers. */
+/** Thresholds and values of rate gates are rates; the comparison gates' bound and margin are plain numbers. */
 function gateNumber(gate: string, n: number): string {
-  return gate === 'regression' ? String(n) : formatRate(n);
+  return gate === 'regression' || gate === 'reference' ? formatGateNumber(n) : formatRate(n);
 }
 
 /** The verdict badge: the run's verdict (evals/verdict.ts), never derived again here. */
 function verdictBadge(summary: EvalSummary): string {
   const v = summary.verdict;
-  const cls = v.status === 'passed' ? (v.gates_set === 0 ? 'none' : 'ok') : v.status === 'incomplete' ? 'none' : 'bad';
-  return `<span class="verdict ${cls}">${h(v.status === 'passed' && v.gates_set === 0 ? 'no gates set' : v.message)}</span>`;
+  const cls = v.status === 'passed' ? (v.gates_set === 0 ? 'none' : 'ok') : v.status === 'incomplete' ? 'warn' : 'bad';
+  const text = v.status === 'passed' && v.gates_set === 0 ? 'no gates set' : v.status === 'incomplete' ? 'incomplete: no verdict' : v.message;
+  return `<span class="verdict ${cls}">${h(text)}</span>`;
 }
 
 function headSection(header: RunHeader, summary: EvalSummary): string {
@@ -163,16 +165,17 @@ function headSection(header: RunHeader, summary: EvalSummary): string {
     ['Config hash', header.config_hash],
     ['Repeats', String(header.repeats)],
     ['Concurrency', String(header.concurrency)],
-    ['Cases', formatCount(header.cases.length)],
-    ['Cells', `${formatCount(t.cells)} (${plural(t.errors, 'error')}, ${plural(t.invalid, 'invalid answer')}, ${formatCount(t.cached)} from cache)`],
+    ['Cells', `${formatCount(t.cells)} (${plural(t.errors, 'error')}, ${formatCount(t.invalid)} unusable answer${t.invalid === 1 ? '' : 's'}, ${formatCount(t.cached)} from cache)`],
+    ...runFacts(header, summary),
   ]
     .map(([k, v]) => `<tr><th>${h(k!)}</th>${td(v!)}</tr>`)
     .join('');
   const models = header.models.map((m) => `<tr>${td(m.spec)}${td(modelKind(m))}</tr>`);
   const variants = header.variants.map((v) => `<tr>${td(v.label)}${td(v.skill)}${td(String(v.version))}${td(truncate(v.manifest_hash, 23))}${td(v.file ?? '')}</tr>`);
   let out = `<h1>Skillbench evaluation ${verdictHtml}</h1>`;
-  // As loud as a failed gate: a skipped catalog or errored cells change what every number below means.
-  for (const w of summary.verdict.warnings) out += `<p class="warning"><strong>${h(w.code === 'cell_errors' ? 'Errors' : 'Automatic activation skipped')}:</strong> ${h(w.message)}</p>`;
+  // As loud as a failed gate: why no verdict was reached, a skipped catalog, errored cells, unusable answers.
+  for (const r of summary.verdict.reasons ?? []) out += `<p class="warning"><strong>No verdict:</strong> ${h(r.message)}</p>`;
+  for (const w of summary.verdict.warnings) out += `<p class="warning"><strong>${h(warningLabel(w))}:</strong> ${h(w.message)}</p>`;
   out += `<table>${facts}</table>`;
   out += `<h3>Models in the run</h3>${tableHtml(['Model', 'Kind'], models)}`;
   out += '<p class="muted">Baselines are deterministic selectors, not language models: they show what a model has to beat.</p>';
@@ -191,35 +194,37 @@ function headSection(header: RunHeader, summary: EvalSummary): string {
 
 function modelsSection(summary: EvalSummary, s: Scan): string {
   const variants = hasVariants(summary.models);
+  const short = shortLabels(summary.models.map((m) => m.model));
   const rows: string[] = [];
-  const groups: Array<{ label: string; values: Array<{ name: string; value: number | null }> }> = [];
+  const groups: BarGroup[] = [];
   const matrices: string[] = [];
-  for (const m of summary.models) {
+  summary.models.forEach((m, mi) => {
     for (const v of variantTotals(m)) {
-      const label = `${m.model}${variants ? ` [${v.variant}]` : ''}${m.isBaseline ? ' (baseline)' : ''}`;
+      const label = `${short[mi]}${variants ? ` [${v.variant}]` : ''}${m.isBaseline ? ' (baseline)' : ''}`;
       rows.push(
-        `<tr>${td(m.model)}${td(modelKind(m))}${variants ? td(v.variant) : ''}${td(formatRate(v.accuracy), true)}${td(formatRate(v.precision), true)}${td(formatRate(v.recall), true)}${td(formatRate(v.f1), true)}` +
+        `<tr><td title="${h(m.model)}">${h(m.model)}</td>${td(modelKind(m))}${variants ? td(v.variant) : ''}${td(usableShare(v), true)}${td(formatRate(v.accuracy), true)}${td(formatRate(v.precision), true)}${td(formatRate(v.recall), true)}${td(formatRate(v.f1), true)}` +
           `${td(formatCount(v.errors), true)}${td(formatCount(v.invalid), true)}${td(formatMs(m.latency_p50_ms), true)}${td(formatMs(m.latency_p95_ms), true)}${td(formatUsd(m.cost_usd), true)}</tr>`,
       );
       groups.push({
         label,
+        title: `${m.model}${variants ? ` [${v.variant}]` : ''}`,
         values: [
           { name: 'accuracy', value: v.accuracy },
           { name: 'precision', value: v.precision },
           { name: 'recall', value: v.recall },
         ],
       });
-      matrices.push(`<figure>${confusionMatrix(`Confusion matrix of ${label}`, v)}<figcaption>${h(label)}</figcaption></figure>`);
+      matrices.push(`<figure>${confusionMatrix(`Confusion matrix of ${label}`, v)}<figcaption title="${h(m.model)}">${h(label)}</figcaption></figure>`);
     }
-  }
-  const head = ['Model', 'Kind', ...(variants ? ['Variant'] : []), 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Invalid', 'Latency p50', 'Latency p95', 'Cost'];
+  });
+  const head = ['Model', 'Kind', ...(variants ? ['Variant'] : []), 'Usable', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Unusable', 'Latency p50', 'Latency p95', 'Cost'];
   let out = `<h2 id="models">Models</h2>${tableHtml(head, rows)}`;
-  out += `<p class="muted">Rates over all skills of a model${variants ? ' and variant' : ''}; errors are excluded from them, never counted as "not activated". Latency and cost are per model.</p>`;
+  out += `<p class="muted">Rates over all skills of a model${variants ? ' and variant' : ''}, over its usable answers: "Usable" says how many cells they rest on. Errors and unusable answers (the runtime rejected them) are left out, never counted as "not activated". Latency and cost are per model.</p>`;
   if (groups.length > 0) out += `<div class="charts"><figure>${rateBars('Accuracy, precision and recall per model', groups)}</figure></div>`;
   out += `<h2 id="confusion">Confusion matrices</h2><div class="charts">${matrices.join('')}</div>`;
-  const latency = summary.models.map((m) => {
+  const latency = summary.models.map((m, mi) => {
     const hist = s.latency.get(m.model) ?? new LatencyHistogram();
-    return `<figure>${latencyChart(`Latency of ${m.model}`, hist, m.latency_p50_ms, m.latency_p95_ms)}<figcaption>${h(m.model)}: ${formatCount(hist.count)} answered cells, p50 ${h(formatMs(m.latency_p50_ms))}, p95 ${h(formatMs(m.latency_p95_ms))}</figcaption></figure>`;
+    return `<figure>${latencyChart(`Latency of ${m.model}`, hist, m.latency_p50_ms, m.latency_p95_ms)}<figcaption title="${h(m.model)}">${h(short[mi]!)}: ${formatCount(hist.count)} answered cells, p50 ${h(formatMs(m.latency_p50_ms))}, p95 ${h(formatMs(m.latency_p95_ms))}</figcaption></figure>`;
   });
   out += `<h2 id="latency">Latency</h2><p class="muted">Distribution of cell latencies on a log scale (errors left out); dashed lines mark the summary's p50 and p95.</p><div class="charts">${latency.join('')}</div>`;
   return out;
@@ -234,7 +239,7 @@ function skillsSection(header: RunHeader, summary: EvalSummary): string {
     for (const s of m.skills) {
       rows.push(
         `<tr>${td(m.model)}${variants ? td(s.variant) : ''}${td(s.skill)}${[s.tp, s.fp, s.tn, s.fn].map((n) => td(formatCount(n), true)).join('')}` +
-          `${[s.accuracy, s.precision, s.recall, s.f1].map((r) => td(formatRate(r), true)).join('')}${td(formatCount(s.errors), true)}${td(formatCount(s.flaky_cases.length), true)}` +
+          `${[s.accuracy, s.precision, s.recall, s.f1].map((r) => td(formatRate(r), true)).join('')}${td(usableShare(s), true)}${td(formatCount(s.errors), true)}${td(formatCount(s.invalid), true)}${td(formatCount(s.flaky_cases.length), true)}` +
           `${td(s.resource_accuracy === null ? 'n/a' : `${formatRate(s.resource_accuracy)} of ${s.resource_cases}`, true)}</tr>`,
       );
       for (const f of flakyOf(s)) {
@@ -244,29 +249,44 @@ function skillsSection(header: RunHeader, summary: EvalSummary): string {
     }
   }
   const v = variants ? ['Variant'] : [];
-  let out = `<h2 id="skills">Skills</h2>${tableHtml(['Model', ...v, 'Skill', 'TP', 'FP', 'TN', 'FN', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Flaky', 'Resources'], rows)}`;
+  let out = `<h2 id="skills">Skills</h2>${tableHtml(['Model', ...v, 'Skill', 'TP', 'FP', 'TN', 'FN', 'Accuracy', 'Precision', 'Recall', 'F1', 'Usable', 'Errors', 'Unusable', 'Flaky', 'Resources'], rows)}`;
   out += '<h2 id="flaky">Flaky cases</h2>';
   out += flakyRows.length === 0 ? '<p>None: every case gave the same answer on all its repeats.</p>' : tableHtml(['Model', ...v, 'Skill', 'Case', 'Expected', 'Triggered', 'Request'], flakyRows);
   out += '<h2 id="comparisons">Paired comparisons</h2>';
   if (summary.comparisons.length === 0) out += '<p>None in this run.</p>';
   else {
+    const short = shortLabels(header.models.map((m) => m.spec));
+    const label = (spec: string) => short[header.models.findIndex((m) => m.spec === spec)] ?? spec;
     const cmp = summary.comparisons.map((c) => {
       const better = c.test.aOnly > c.test.bOnly ? 'A' : c.test.bOnly > c.test.aOnly ? 'B' : null;
       const result = c.test.significant ? `significant (α = ${c.test.alpha}${better ? `, ${better} better` : ''})` : `not significant (α = ${c.test.alpha})`;
-      return `<tr>${td(c.kind)}${td(c.skill)}${td(c.a)}${td(c.b)}${td(formatRate(c.accuracy_a), true)}${td(formatRate(c.accuracy_b), true)}${td(String(c.test.aOnly), true)}${td(String(c.test.bOnly), true)}${td(formatP(c.test.pValue), true)}${c.test.significant ? `<td><strong>${h(result)}</strong></td>` : td(result)}</tr>`;
+      const under = c.kind === 'variant' ? `model ${label(c.model ?? '')}` : `variant ${c.variant ?? ''}`;
+      const [a, b] = c.kind === 'variant' ? [c.a, c.b] : [label(c.a), label(c.b)];
+      return `<tr>${td(c.kind === 'variant' ? 'draft vs published' : 'model vs model')}${td(c.skill)}<td title="${h(c.model ?? c.variant ?? '')}">${h(under)}</td><td title="${h(c.a)}">${h(a)}</td><td title="${h(c.b)}">${h(b)}</td>${td(formatCount(c.pairs), true)}${td(formatRate(c.accuracy_a), true)}${td(formatRate(c.accuracy_b), true)}${td(String(c.test.aOnly), true)}${td(String(c.test.bOnly), true)}${td(formatP(c.test.pValue), true)}${c.test.significant ? `<td><strong>${h(result)}</strong></td>` : td(result)}</tr>`;
     });
-    out += `<p class="muted">Exact McNemar test on the same cases and repeats; "A only" counts pairs where only A was right.</p>${tableHtml(['Kind', 'Skill', 'A', 'B', 'Accuracy A', 'Accuracy B', 'A only', 'B only', 'p-value', 'Result'], cmp)}`;
+    out +=
+      '<p class="muted">One pair per case: each side counts by the majority of its usable repeats, and the exact McNemar test runs on the pairs. "A only" counts cases only A got right. A draft comparison is draft (A) vs published (B) under one model; a model comparison is model A vs model B on one variant.</p>' +
+      tableHtml(['Kind', 'Skill', 'Under', 'A', 'B', 'Pairs', 'Accuracy A', 'Accuracy B', 'A only', 'B only', 'p-value', 'Result'], cmp);
   }
   out += '<h2 id="catalog">Catalog</h2>';
   const catalogs = Object.entries(header.catalogs);
   if (catalogs.length === 0) out += '<p>No catalog recorded.</p>';
-  for (const [name, c] of catalogs) {
-    const use = catalogUse(c);
-    out += `<h3>${h(name)}</h3><p>${formatCount(c.tokens)} of ${formatCount(c.budget)} tokens (${h(formatRate(use.share))})${use.over ? ' <strong>over budget</strong>' : ''} · source ${h(c.source)}</p>`;
+  else {
     out += tableHtml(
-      ['Skill', 'Version', 'Activation', 'Under test', 'Manifest hash'],
-      c.entries.map((e) => `<tr>${td(e.skill)}${td(String(e.version))}${td(e.activation)}${td(e.under_test ? 'yes' : '')}${td(truncate(e.manifest_hash, 23))}</tr>`),
+      ['Catalog', 'Skills', 'Tokens', 'Budget', 'Use', 'Source'],
+      catalogs.map(([name, c]) => {
+        const use = catalogUse(c);
+        return `<tr>${td(name)}${td(formatCount(c.entries.length), true)}${td(formatCount(c.tokens), true)}${td(formatCount(c.budget), true)}<td class="n">${h(formatRate(use.share))}${use.over ? ' <strong>over budget</strong>' : ''}</td>${td(c.source)}</tr>`;
+      }),
     );
+    // Catalogs holding the same skills (each testing another) share one table.
+    for (const g of catalogGroups(header.catalogs)) {
+      out += `<h3>${h(g.names.length === 1 ? `Catalog ${g.names[0]}` : `Catalogs ${g.names.join(', ')}`)}</h3>`;
+      out += tableHtml(
+        ['Skill', 'Version', 'Activation', 'Under test', 'Manifest hash'],
+        g.catalog.entries.map((e) => `<tr>${td(e.skill)}${td(String(e.version))}${td(e.activation)}${td(g.underTest.has(e.skill) ? 'yes' : '')}${td(truncate(e.manifest_hash, 23))}</tr>`),
+      );
+    }
   }
   return out;
 }
@@ -288,7 +308,13 @@ function matrixSection(header: RunHeader, s: Scan, maxRows: number): string {
   const skillOf = (id: string): string => infos.get(id)?.skill ?? firstFold.get(id)?.skill ?? '';
   const skills = [...new Set(caseIds.map(skillOf))];
 
-  const head = ['Case', 'Expected', ...columns.map((c) => `${c.model}${withVariant ? ` [${c.variant}]` : ''}${baseline.get(c.model) ? ' (baseline)' : ''}`)];
+  const short = shortLabels(modelsSeen);
+  const labelOf = (model: string) => short[modelsSeen.indexOf(model)] ?? model;
+  const headCells = columns.map((c) => {
+    const text = `${labelOf(c.model)}${withVariant ? ` [${c.variant}]` : ''}${baseline.get(c.model) ? ' (baseline)' : ''}`;
+    return `<th class="col" title="${h(`${c.model}${withVariant ? ` [${c.variant}]` : ''}`)}">${h(text)}</th>`;
+  });
+  const head = ['Case', 'Expected', ...columns.map(() => '')];
   const rows: string[] = [];
   let shown = 0;
   let hidden = 0;
@@ -315,8 +341,10 @@ function matrixSection(header: RunHeader, s: Scan, maxRows: number): string {
   }
   let out = '<h2 id="matrix">Case × model matrix</h2>';
   out +=
-    '<p class="muted">Each cell shows activations / answered repeats of the skill under test. Green: the majority of repeats was correct; red: wrong; grey: errors kept the case from a verdict; an amber frame marks a flaky case. A linked cell has a trace below.</p>';
-  out += tableHtml(head, rows, 'matrix');
+    '<p class="muted">Each cell shows activations / usable answers of the skill under test. A linked cell has a trace below.</p>' +
+    '<p class="legend"><span class="ok">pass: the majority of repeats was right</span><span class="bad">fail: wrong</span><span class="inv">unusable: the runtime rejected the answers</span><span class="none">error: no answer</span><span class="fl">flaky</span></p>';
+  // The matrix scrolls inside its own box: a wide run (many models × variants) never widens the page.
+  out += `<div class="scroll"><table class="matrix"><thead><tr><th>Case</th><th>Expected</th>${headCells.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
   if (hidden > 0) out += `<p><strong>${formatCount(hidden)} more cases are not shown</strong> (the matrix is limited to ${formatCount(maxRows)} rows); the JSON report has every cell.</p>`;
   return out;
 }
@@ -326,8 +354,8 @@ function matrixCell(f: CaseFold | undefined, s: Scan): string {
   const v = verdict(f);
   const answered = f.activated + f.notActivated;
   const flaky = isFlaky(f);
-  const text = `${f.activated}/${answered}${f.errors > 0 ? ` +${f.errors} err` : ''}`;
-  const title = `${f.expect}; correct ${correctCount(f)}/${f.n}; errors ${f.errors}${f.invalid > 0 ? `; invalid ${f.invalid}` : ''}${f.activatedSkills.size > 0 ? `; activated: ${describeCounts(f.activatedSkills)}` : ''}`;
+  const text = `${f.activated}/${answered}${f.invalid > 0 ? ` +${f.invalid} unusable` : ''}${f.errors > 0 ? ` +${f.errors} err` : ''}`;
+  const title = `${f.expect}; correct ${correctCount(f)}/${f.n}; errors ${f.errors}${f.invalid > 0 ? `; unusable ${f.invalid}` : ''}${f.activatedSkills.size > 0 ? `; activated: ${describeCounts(f.activatedSkills)}` : ''}`;
   const anchor = s.anchors.get(foldId(f.model, f.variant, f.case));
   const content = anchor ? `<a href="#${anchor}">${h(text)}</a>` : h(text);
   return `<td class="c ${v}${flaky ? ' flaky' : ''}" title="${h(title)}">${content}</td>`;
@@ -340,7 +368,7 @@ function traceHtml(cell: CellRecord, info: CaseInfo | undefined, pick: { anchor:
     ['Cell key', cell.key],
     ['Request', info?.request ?? '(not in the run header)'],
     ['Expected', cell.expect],
-    ['Outcome', `${cell.outcome}${cell.invalid === true ? ' (answer rejected: invalid)' : ''}`],
+    ['Outcome', cell.invalid === true && cell.outcome !== 'error' ? `unusable answer (the selector rejected it; the runtime would have ${cell.outcome === 'activated' ? 'activated' : 'not activated'} the skill)` : cell.outcome],
     ['Activated skills', cell.activated.join(', ') || '(none)'],
     ['Resources', `${arr(cell.resources).map(str).join(', ') || '(none)'}${cell.resources_correct === true ? ' (as expected)' : cell.resources_correct === false ? ' (not as expected)' : ''}`],
     ['Latency', formatMs(cell.latency_ms)],
@@ -425,10 +453,10 @@ export async function writeHtmlReport(path: string, header: RunHeader, summary: 
     await sink.write(matrixSection(header, s, maxRows));
     const total = s.cells;
     const a = s.available;
-    const counts = `${plural(a.wrong, 'wrong answer')}, ${plural(a.error, 'error')}, ${plural(a.invalid, 'invalid answer')} and ${plural(a.flaky, 'other cell')} of flaky cases`;
+    const counts = `${plural(a.wrong, 'wrong answer')}, ${plural(a.error, 'error')}, ${plural(a.invalid, 'unusable answer')} and ${plural(a.flaky, 'other cell')} of flaky cases`;
     await sink.write(
       `<h2 id="traces">Traces</h2><p>This page includes the full selector trace of <strong>${formatCount(s.picked.size)} of ${formatCount(total)} cells</strong> ` +
-        `(at most ${formatCount(maxTraces)}), picked in this order: wrong answers, errors, invalid answers, cells of flaky cases, then the rest. ` +
+        `(at most ${formatCount(maxTraces)}), picked in this order: wrong answers, errors, unusable answers, cells of flaky cases, then the rest. ` +
         `The run has ${counts}. The JSON report has the trace of every cell.</p>\n`,
     );
     traces = await writeTraces(sink, cellsFile, header, s, maxText);

@@ -1,12 +1,15 @@
 /**
  * The JUnit XML report, for CI systems that show test results: one
  * `<testsuite>` per model, one `<testcase>` per case (and variant) with its
- * repeats folded by majority, `<failure>` for a wrong activation and `<error>`
+ * repeats folded by majority, `<failure>` for a wrong activation, `<error
+ * type="unusable_answer">` when the runtime could not use the model's answers
+ * (never a pass, even on a should-not case), and `<error type="cell_error">`
  * when errors kept the case from a verdict.
  */
 import type { CaseInfo, EvalSummary, RunHeader } from '../types';
 import { readCells } from './cells';
 import { escapeXmlAttr, escapeXmlText, truncate } from './escape';
+import { runFacts } from './format';
 import { CaseFolder, correctCount, describeCounts, isFlaky, orderBy, verdict, type CaseFold } from './fold';
 import type { ReportWritten } from './json';
 import { writeReportFile } from './sink';
@@ -31,7 +34,7 @@ function attrs(pairs: Record<string, string | number>): string {
 }
 
 function outcomeLine(f: CaseFold): string {
-  return `activated ${f.activated}/${f.n}, not activated ${f.notActivated}/${f.n}, errors ${f.errors}/${f.n}`;
+  return `activated ${f.activated}/${f.n}, not activated ${f.notActivated}/${f.n}, unusable ${f.invalid}/${f.n}, errors ${f.errors}/${f.n}`;
 }
 
 function details(f: CaseFold, info: CaseInfo | undefined): string {
@@ -41,7 +44,7 @@ function details(f: CaseFold, info: CaseInfo | undefined): string {
     `correct: ${correctCount(f)}/${f.n}`,
     `activated skills: ${f.activatedSkills.size > 0 ? describeCounts(f.activatedSkills) : '(none)'}`,
   ];
-  if (f.invalid > 0) lines.push(`invalid answers: ${f.invalid}`);
+  if (f.invalid > 0) lines.push(`unusable answers: ${f.invalid} (the selector rejected them: strict decoding or revalidation)`);
   if (f.diagnostics.size > 0) lines.push(`diagnostics: ${describeCounts(f.diagnostics)}`);
   if (f.firstError !== undefined) lines.push(`first error: ${f.firstError}`);
   if (info) lines.push(`boundary: ${info.boundary}`, `request: ${info.request}`);
@@ -57,7 +60,7 @@ function testcaseXml(f: CaseFold, info: CaseInfo | undefined, withVariant: boole
   const v = verdict(f);
   const correct = correctCount(f);
   if (v === 'pass') {
-    const note = isFlaky(f) || f.errors > 0 ? `correct ${correct}/${f.n}${isFlaky(f) ? ' (flaky)' : ''}${f.errors > 0 ? `; errors ${f.errors}/${f.n}` : ''}` : '';
+    const note = isFlaky(f) || f.errors > 0 || f.invalid > 0 ? `correct ${correct}/${f.n}${isFlaky(f) ? ' (flaky)' : ''}${f.invalid > 0 ? `; unusable ${f.invalid}/${f.n}` : ''}${f.errors > 0 ? `; errors ${f.errors}/${f.n}` : ''}` : '';
     return note ? `${open}>\n      <system-out>${escapeXmlText(`${note}\n${details(f, info)}`)}</system-out>\n    </testcase>\n` : `${open}/>\n`;
   }
   if (v === 'fail') {
@@ -66,19 +69,26 @@ function testcaseXml(f: CaseFold, info: CaseInfo | undefined, withVariant: boole
     const message = `expected ${f.expect}, got ${wrongOutcome} in ${wrong}/${f.n} repeats (correct ${correct}/${f.n})`;
     return `${open}>\n      <failure${attrs({ message, type: 'wrong_activation' })}>${escapeXmlText(details(f, info))}</failure>\n    </testcase>\n`;
   }
+  if (v === 'invalid') {
+    const message = `${f.invalid}/${f.n} answers were unusable: the runtime rejected them (correct ${correct}/${f.n})`;
+    return `${open}>\n      <error${attrs({ message, type: 'unusable_answer' })}>${escapeXmlText(details(f, info))}</error>\n    </testcase>\n`;
+  }
   const message = `${f.errors}/${f.n} repeats ended in an error (correct ${correct}/${f.n})${f.firstError !== undefined ? `: ${truncate(f.firstError, 200)}` : ''}`;
   return `${open}>\n      <error${attrs({ message, type: 'cell_error' })}>${escapeXmlText(details(f, info))}</error>\n    </testcase>\n`;
 }
 
 /**
  * The run's verdict as a testsuite `skillbench gates`: one testcase per gate
- * set, failed when the gate failed, and one per unavailable model, so a CI
- * dashboard shows why the job failed. Absent when no gate is set and every
- * model answered.
+ * set, failed when the gate failed, one per unavailable model, and one per
+ * reason no verdict was reached (`type="incomplete"`: too many error cells or
+ * unusable answers, a selector never asked), so a CI dashboard shows why the
+ * job failed. Absent when no gate is set, every model answered and the run
+ * reached a verdict.
  */
 function gatesXml(header: RunHeader, summary: EvalSummary): { xml: string; tests: number; failures: number } | undefined {
   const { gates, verdict: v } = summary;
-  if (gates.length === 0 && v.unavailable_models.length === 0) return undefined;
+  const reasons = (v.reasons ?? []).filter((r) => r.code !== 'cells_missing');
+  if (gates.length === 0 && v.unavailable_models.length === 0 && reasons.length === 0) return undefined;
   const cases = [
     ...gates.map((g) => {
       const open = `    <testcase${attrs({ classname: 'skillbench.gates', name: `${g.gate} ${g.model} ${g.skill}`.trim(), time: '0' })}`;
@@ -88,8 +98,12 @@ function gatesXml(header: RunHeader, summary: EvalSummary): { xml: string; tests
       (model) =>
         `    <testcase${attrs({ classname: 'skillbench.gates', name: `model available ${model}`, time: '0' })}>\n      <failure${attrs({ message: 'every cell of this model errored', type: 'model_unavailable' })}/>\n    </testcase>\n`,
     ),
+    ...reasons.map(
+      (r) =>
+        `    <testcase${attrs({ classname: 'skillbench.gates', name: `verdict reached ${r.code.replace(/_/g, ' ')}${r.model ? ` ${r.model}` : ''}${r.catalog ? ` ${r.catalog}` : ''}`, time: '0' })}>\n      <failure${attrs({ message: truncate(r.message, 500), type: 'incomplete' })}>${escapeXmlText(r.message)}</failure>\n    </testcase>\n`,
+    ),
   ];
-  const failures = gates.filter((g) => !g.passed).length + v.unavailable_models.length;
+  const failures = gates.filter((g) => !g.passed).length + v.unavailable_models.length + reasons.length;
   const xml =
     `  <testsuite${attrs({ name: 'skillbench gates', tests: cases.length, failures, errors: 0, skipped: 0, time: '0', timestamp: header.started_at })}>\n` +
     `    <properties>\n      <property${attrs({ name: 'verdict', value: v.status })}/>\n      <property${attrs({ name: 'verdict_message', value: v.message })}/>\n    </properties>\n` +
@@ -139,7 +153,7 @@ export async function writeJunitReport(path: string, header: RunHeader, summary:
       folds: own,
       tests: own.length,
       failures: verdicts.filter((v) => v === 'fail').length,
-      errors: verdicts.filter((v) => v === 'error').length,
+      errors: verdicts.filter((v) => v === 'error' || v === 'invalid').length,
       ms: own.reduce((a, f) => a + f.latencyMs, 0),
     };
   });
@@ -162,6 +176,8 @@ export async function writeJunitReport(path: string, header: RunHeader, summary:
         ['format', header.format],
         ['verdict', summary.verdict.status],
         ['verdict_message', summary.verdict.message],
+        ...runFacts(header, summary).map(([k, v]) => [k.toLowerCase().replace(/ /g, '_'), v]),
+        ...(summary.verdict.reasons ?? []).map((r) => ['no_verdict', r.message]),
         ...summary.verdict.warnings.map((w) => ['warning', w.message]),
       ]
         .map(([name, value]) => `      <property${attrs({ name: name!, value: value! })}/>\n`)

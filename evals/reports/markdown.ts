@@ -7,7 +7,7 @@
  */
 import type { CaseInfo, EvalSummary, GateResult, RunHeader } from '../types';
 import { escapeMarkdown as md, truncate } from './escape';
-import { catalogUse, flakyOf, formatCount, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, variantTotals } from './format';
+import { catalogGroups, catalogUse, flakyOf, formatCount, formatGateNumber, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, runFacts, shortLabels, usableShare, variantTotals, warningLabel } from './format';
 import { writeReportFile } from './sink';
 
 /** Hidden first line of every Markdown report, for bots that update their previous PR comment. */
@@ -31,7 +31,7 @@ function row(cells: readonly string[]): string {
 }
 
 /** Columns holding numbers are right-aligned; everything else reads left to right. */
-const NUMERIC = new Set(['Threshold', 'Value', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Invalid', 'Latency p50', 'Latency p95', 'Cost', 'TP', 'FP', 'TN', 'FN', 'Flaky', 'Triggered', 'Accuracy A', 'Accuracy B', 'A only', 'B only', 'p-value', 'Skills', 'Tokens', 'Budget', 'Use', 'Version']);
+const NUMERIC = new Set(['Threshold', 'Value', 'Usable', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Unusable', 'Latency p50', 'Latency p95', 'Cost', 'TP', 'FP', 'TN', 'FN', 'Flaky', 'Triggered', 'Accuracy A', 'Accuracy B', 'A only', 'B only', 'p-value', 'Skills', 'Tokens', 'Budget', 'Use', 'Version']);
 
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
@@ -44,9 +44,11 @@ function table(head: readonly string[], rows: readonly string[][], maxRows: numb
   return out;
 }
 
-function gateValue(g: GateResult): string {
-  if (g.value === null) return 'n/a';
-  return g.gate === 'regression' ? String(g.value) : formatRate(g.value);
+/** Rate gates show rates; the comparison gates' bound and margin are plain numbers (never `0.21875000000000006`). */
+function gateNumber(g: GateResult, n: number | null | undefined): string {
+  if (n === undefined) return '';
+  if (n === null) return 'n/a';
+  return g.gate === 'regression' || g.gate === 'reference' ? formatGateNumber(n) : formatRate(n);
 }
 
 /** The headline: the run's verdict (evals/verdict.ts), never derived again here. */
@@ -60,7 +62,7 @@ function headline(summary: EvalSummary): string {
     case 'unavailable':
       return `## ❌ Skillbench evaluation: model unavailable, every cell errored: ${v.unavailable_models.map(md).join(', ')}`;
     case 'incomplete':
-      return `## ⏸️ Skillbench evaluation ${md(v.message)}`;
+      return `## ⚠️ Skillbench evaluation incomplete, no verdict: ${md(v.message.replace(/^incomplete: /, ''))}`;
   }
 }
 
@@ -92,11 +94,15 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
   const t = summary.totals;
   out.push(
     `Run ${md(header.run_id)} started ${md(header.started_at)}: ${plural(header.models.length, 'model')}, ${plural(header.cases.length, 'case')}, ${plural(header.repeats, 'repeat')}; ` +
-      `${plural(t.cells, 'cell')} (${plural(t.errors, 'error')}, ${plural(t.invalid, 'invalid answer')}, ${formatCount(t.cached)} from cache).`,
+      `${plural(t.cells, 'cell')} (${plural(t.errors, 'error')}, ${formatCount(t.invalid)} unusable answer${t.invalid === 1 ? '' : 's'}, ${formatCount(t.cached)} from cache).`,
   );
-  // Warnings stand right under the headline: a skipped catalog or errored cells change what every number below means.
-  for (const w of summary.verdict.warnings) out.push('', `⚠️ **${md(w.code === 'cell_errors' ? 'Errors' : 'Automatic activation skipped')}:** ${md(w.message)}`);
-  if (t.errors > 0) out.push('', `${plural(t.errors, 'cell')} ended in an error (transport failure or timeout) in all. Errors are excluded from the rates, not counted as "not activated".`);
+  out.push('', ...runFacts(header, summary).map(([k, v]) => `- **${md(k)}:** ${md(v)}`));
+  // Why no verdict was reached, then the warnings, right under the headline: each changes what every number below means.
+  for (const r of summary.verdict.reasons ?? []) out.push('', `❌ **No verdict:** ${md(r.message)}`);
+  for (const w of summary.verdict.warnings) out.push('', `⚠️ **${md(warningLabel(w))}:** ${md(w.message)}`);
+  if (t.errors > 0 || t.invalid > 0) {
+    out.push('', `In all, ${plural(t.errors, 'cell')} ended in an error (transport failure or timeout) and ${plural(t.invalid, 'answer')} ${t.invalid === 1 ? 'was' : 'were'} unusable (the runtime rejected ${t.invalid === 1 ? 'it' : 'them'}). Both are left out of the rates, never counted as "not activated"; "Usable" says how many cells each rate rests on.`);
+  }
 
   if (summary.gates.length > 0) {
     out.push('', '### Gates', '');
@@ -104,7 +110,7 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
     out.push(
       ...table(
         ['Result', 'Gate', 'Model', 'Skill', 'Threshold', 'Value', 'Message'],
-        sorted.map((g) => [g.passed ? '✅ pass' : '❌ fail', md(g.gate), md(g.model), md(g.skill), g.threshold === undefined ? '' : g.gate === 'regression' ? String(g.threshold) : formatRate(g.threshold), gateValue(g), md(g.message)]),
+        sorted.map((g) => [g.passed ? '✅ pass' : '❌ fail', md(g.gate), md(g.model), md(g.skill), gateNumber(g, g.threshold), gateNumber(g, g.value), md(g.message)]),
         maxRows,
         'gates',
       ),
@@ -119,6 +125,7 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
         md(m.model),
         modelKind(m),
         ...(variants ? [md(v.variant)] : []),
+        usableShare(v),
         formatRate(v.accuracy),
         formatRate(v.precision),
         formatRate(v.recall),
@@ -132,7 +139,7 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
     }
   }
   out.push(
-    ...table(['Model', 'Kind', ...(variants ? ['Variant'] : []), 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Invalid', 'Latency p50', 'Latency p95', 'Cost'], modelRows, maxRows, 'rows'),
+    ...table(['Model', 'Kind', ...(variants ? ['Variant'] : []), 'Usable', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Unusable', 'Latency p50', 'Latency p95', 'Cost'], modelRows, maxRows, 'rows'),
   );
   out.push('', `Latency and cost are per model${variants ? ' over all variants' : ''}. Baselines are deterministic selectors, not language models: they show what a model has to beat.`);
 
@@ -152,12 +159,14 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
         formatRate(s.precision),
         formatRate(s.recall),
         formatRate(s.f1),
+        usableShare(s),
         formatCount(s.errors),
+        formatCount(s.invalid),
         formatCount(s.flaky_cases.length),
       ]);
     }
   }
-  out.push(...table(['Model', ...(variants ? ['Variant'] : []), 'Skill', 'TP', 'FP', 'TN', 'FN', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Flaky'], skillRows, maxRows, 'skill rows'));
+  out.push(...table(['Model', ...(variants ? ['Variant'] : []), 'Skill', 'TP', 'FP', 'TN', 'FN', 'Accuracy', 'Precision', 'Recall', 'F1', 'Usable', 'Errors', 'Unusable', 'Flaky'], skillRows, maxRows, 'skill rows'));
 
   const flakyRows: string[][] = [];
   for (const m of summary.models) {
@@ -186,25 +195,21 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
   out.push('', '### Paired comparisons', '');
   if (summary.comparisons.length === 0) out.push('None in this run.');
   else {
-    out.push('Exact McNemar test on the same cases and repeats; "A only" counts pairs where only A was right.', '');
+    const short = shortLabels(header.models.map((m) => m.spec));
+    const label = (spec: string) => short[header.models.findIndex((m) => m.spec === spec)] ?? spec;
+    out.push(
+      'One pair per case: each side counts by the majority of its usable repeats, and the exact McNemar test runs on the pairs. "A only" counts cases only A got right. A draft comparison is draft (A) vs published (B) under one model; a model comparison is model A vs model B on one variant.',
+      '',
+    );
     out.push(
       ...table(
-        ['Kind', 'Skill', 'A', 'B', 'Accuracy A', 'Accuracy B', 'A only', 'B only', 'p-value', 'Result'],
+        ['Kind', 'Skill', 'Under', 'A', 'B', 'Pairs', 'Accuracy A', 'Accuracy B', 'A only', 'B only', 'p-value', 'Result'],
         summary.comparisons.map((c) => {
           const better = c.test.aOnly > c.test.bOnly ? 'A' : c.test.bOnly > c.test.aOnly ? 'B' : null;
           const result = c.test.significant ? `**significant** (α = ${c.test.alpha}${better ? `, ${better} better` : ''})` : `not significant (α = ${c.test.alpha})`;
-          return [
-            md(c.kind),
-            md(c.skill),
-            md(c.a),
-            md(c.b),
-            formatRate(c.accuracy_a),
-            formatRate(c.accuracy_b),
-            formatCount(c.test.aOnly),
-            formatCount(c.test.bOnly),
-            formatP(c.test.pValue),
-            result,
-          ];
+          const under = c.kind === 'variant' ? `model ${label(c.model ?? '')}` : `variant ${c.variant ?? ''}`;
+          const [a, b] = c.kind === 'variant' ? [c.a, c.b] : [label(c.a), label(c.b)];
+          return [md(c.kind === 'variant' ? 'draft vs published' : 'model vs model'), md(c.skill), md(under), md(a), md(b), formatCount(c.pairs), formatRate(c.accuracy_a), formatRate(c.accuracy_b), formatCount(c.test.aOnly), formatCount(c.test.bOnly), formatP(c.test.pValue), result];
         }),
         maxRows,
         'comparisons',
@@ -227,12 +232,14 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
         'catalogs',
       ),
     );
-    for (const [name, c] of catalogs) {
-      out.push('', `<details><summary>Catalog ${md(name)}: ${formatCount(c.entries.length)} skills</summary>`, '');
+    // Catalogs holding the same skills (each testing another) share one table.
+    for (const g of catalogGroups(header.catalogs)) {
+      const names = g.names.length === 1 ? `Catalog ${md(g.names[0]!)}` : `Catalogs ${g.names.map(md).join(', ')}`;
+      out.push('', `<details><summary>${names}: ${formatCount(g.catalog.entries.length)} skills</summary>`, '');
       out.push(
         ...table(
           ['Skill', 'Version', 'Activation', 'Under test', 'Manifest hash'],
-          c.entries.map((e) => [md(e.skill), md(String(e.version)), md(e.activation), e.under_test ? 'yes' : '', md(truncate(e.manifest_hash, 23))]),
+          g.catalog.entries.map((e) => [md(e.skill), md(String(e.version)), md(e.activation), g.underTest.has(e.skill) ? 'yes' : '', md(truncate(e.manifest_hash, 23))]),
           maxRows,
           'skills',
         ),

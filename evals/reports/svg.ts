@@ -5,7 +5,8 @@
  * through {@link escapeHtml}. The `<svg>` elements rely on the HTML parser to
  * place them in the SVG namespace, so no namespace URL appears in the page.
  */
-import { escapeHtml as h, truncate } from './escape';
+import { middleTruncate } from '../../core/report/labels';
+import { escapeHtml as h } from './escape';
 import { formatMs, formatRate } from './format';
 
 const FONT = 'font-family="system-ui, sans-serif" font-size="12"';
@@ -19,6 +20,8 @@ export interface BarValue {
 /** A group of bars (one model, or one model and variant). */
 export interface BarGroup {
   label: string;
+  /** What hovering the label shows (the full model spec); default the label. */
+  title?: string;
   values: BarValue[];
 }
 
@@ -56,7 +59,8 @@ export function rateBars(title: string, groups: readonly BarGroup[]): string {
   }
   groups.forEach((g, gi) => {
     const top = legendH + gi * (groupH + groupGap);
-    parts.push(`<text x="${labelW - 8}" y="${fmt(top + groupH / 2 + 4)}" text-anchor="end"><title>${h(g.label)}</title>${h(truncate(g.label, 30))}</text>`);
+    // Cut in the middle: the end (the model name, the variant) is what tells two labels apart.
+    parts.push(`<text x="${labelW - 8}" y="${fmt(top + groupH / 2 + 4)}" text-anchor="end"><title>${h(g.title ?? g.label)}</title>${h(middleTruncate(g.label, 32))}</text>`);
     g.values.forEach((v, i) => {
       const y = top + i * (barH + gap);
       if (v.value === null || !Number.isFinite(v.value)) {

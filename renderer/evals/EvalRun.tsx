@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { EvalModelProgress, EvalRunView } from '../api/client';
+import { describeRunCases } from '../../core/report/cases';
 import { formatCount } from '../../core/report/format';
 import { useCommands } from '../shell/commands';
 import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
@@ -256,6 +257,17 @@ export function EvalRun({ tab, active }: TabViewProps) {
             <ModelProgressRow key={m.spec} m={m} label={labels[i] ?? m.spec} index={i} live={live} onStop={() => void evalsClient()['evals.stop']({ run, model: m.spec }).catch((e: unknown) => useNotificationsStore.getState().push('error', messageOf(e)))} />
           ))}
           {runView.error && <div className="inline-error">{runView.error.message}</div>}
+        </div>
+      )}
+      {opened && (
+        <div className="eval-facts" data-testid="eval-facts">
+          <span data-testid="eval-cases">Cases: {describeRunCases(opened.detail.cases, opened.detail.extras ?? {}).join('; ')}</span>
+          <span>
+            Activation models: <span className="mono">{labels.join(', ')}</span>
+          </span>
+          <span data-testid="eval-resource-model">
+            Resource model: {opened.detail.resource_model ? <span className="mono">{opened.detail.resource_model}</span> : 'each activation model selects its own'}
+          </span>
         </div>
       )}
       {opened?.summary && <Verdict summary={opened.summary} live={live} />}

@@ -1,7 +1,8 @@
 /**
  * Evaluation setup: what to evaluate (the published revision, a draft, or
- * both side by side), which models (baselines, any provider spec, failover
- * chains), the catalog the selector sees (by default every skill of the
+ * both side by side), which activation models (baselines, any provider spec,
+ * failover chains) and which resource model (one for all, or each its own:
+ * guide 9.4 pins the two selectors' models apart), the catalog the selector sees (by default every skill of the
  * skill's namespace), repeats and concurrency. Before anything runs it shows
  * the host's plan: cells, estimated calls and cost from the price table, and
  * each catalog's tokens against the 2,000-token budget with the runtime's
@@ -9,6 +10,7 @@
  */
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import type { DraftView, EvalPlanView, WorkbenchParams } from '../api/client';
+import { describeCaseOrigins } from '../../core/report/cases';
 import { formatCount, formatUsd } from '../../core/report/format';
 import { useCommands } from '../shell/commands';
 import { keymapEntry, keysOf } from '../shell/keymap';
@@ -45,6 +47,8 @@ export function EvalSetup({ tab }: TabViewProps) {
   const [drafts, setDrafts] = useState<DraftView[] | string>([]);
   const [target, setTarget] = useState<Target>('published');
   const [models, setModels] = useState<string[]>(['baseline:lexical']);
+  /** The one resource-selection model of every activation model; '' leaves each model its own. */
+  const [resourceModel, setResourceModel] = useState('');
   const [specInput, setSpecInput] = useState('');
   const [specError, setSpecError] = useState<string | null>(null);
   const [bindingsText, setBindingsText] = useState('');
@@ -106,8 +110,8 @@ export function EvalSetup({ tab }: TabViewProps) {
     if (!skillId || models.length === 0 || bindings.error) return undefined;
     if (target !== 'published' && !draft) return undefined;
     const targets = target === 'published' ? [{ kind: 'published' as const, skill: skillId }] : [{ kind: 'draft' as const, draft: draft!.id }];
-    return { targets, models, connection, compare_published: target === 'both', repeats, concurrency, ...(bindings.value && { bindings: bindings.value }) };
-  }, [skillId, models, bindings, target, draft, connection, repeats, concurrency]);
+    return { targets, models, ...(resourceModel && { resource_model: resourceModel }), connection, compare_published: target === 'both', repeats, concurrency, ...(bindings.value && { bindings: bindings.value }) };
+  }, [skillId, models, resourceModel, bindings, target, draft, connection, repeats, concurrency]);
 
   useEffect(() => {
     if (!request) {
@@ -203,7 +207,9 @@ export function EvalSetup({ tab }: TabViewProps) {
           </div>
           {draftReason && target === 'published' && <span className="hint">{draftReason}</span>}
 
-          <span className="label">Models</span>
+          <span className="label" title="The activation selector's models (guide 9.4): one column of the matrix each">
+            Activation models
+          </span>
           <div className="eval-models" data-testid="eval-models">
             {[...new Set([...BASELINES, ...models])].map((spec) => (
               <label key={spec} className="checkbox-row">
@@ -242,6 +248,19 @@ export function EvalSetup({ tab }: TabViewProps) {
             {specError && <span className="error-text">{specError}</span>}
           </div>
 
+          <label htmlFor={`eval-resource-model-${tab.id}`}>Resource model</label>
+          <div>
+            <select id={`eval-resource-model-${tab.id}`} className="input eval-resource-model" value={resourceModel} onChange={(e) => setResourceModel(e.target.value)} data-testid="eval-resource-model">
+              <option value="">Each activation model selects its own resources</option>
+              {[...new Set([...BASELINES, ...models])].map((spec) => (
+                <option key={spec} value={spec}>
+                  {spec}
+                </option>
+              ))}
+            </select>
+            <span className="eval-field-hint">One model selects resources for every activation model above (guide 9.4 TRUVAG3_SKILL_RESOURCE_MODEL), or each selects its own.</span>
+          </div>
+
           <span className="label">Catalog</span>
           <div>
             <label className="checkbox-row">
@@ -264,14 +283,16 @@ export function EvalSetup({ tab }: TabViewProps) {
           <h2>Before running</h2>
           {planError && <div className="inline-error">{planError}</div>}
           {!plan && !planError && <p className="muted">{planning ? 'Planning…' : 'Choose a skill and a model.'}</p>}
-          {plan && <PlanSummary plan={plan} />}
+          {plan && <PlanSummary plan={plan} resourceModel={resourceModel} />}
         </section>
       </div>
     </div>
   );
 }
 
-function PlanSummary({ plan }: { plan: EvalPlanView }) {
+function PlanSummary({ plan, resourceModel }: { plan: EvalPlanView; resourceModel: string }) {
+  // Calls of a shared resource model are the plan's calls that no activation model makes.
+  const resourceCalls = plan.estimated_calls - plan.models.reduce((n, m) => n + m.estimated_calls, 0);
   if (!plan.ok) {
     return (
       <div className="inline-error" data-testid="eval-plan-problems">
@@ -322,6 +343,16 @@ function PlanSummary({ plan }: { plan: EvalPlanView }) {
               <td className="n">{formatUsd(m.estimated_cost_usd)}</td>
             </tr>
           ))}
+          {resourceModel && resourceCalls > 0 && (
+            <tr data-testid="plan-resource-model">
+              <td>
+                <span className="mono">{resourceModel}</span> <span className="muted">(resources of every model)</span>
+              </td>
+              <td className="n">—</td>
+              <td className="n">{formatCount(resourceCalls)}</td>
+              <td className="n" />
+            </tr>
+          )}
         </tbody>
       </table>
       {plan.skills.map((s) =>
@@ -331,7 +362,10 @@ function PlanSummary({ plan }: { plan: EvalPlanView }) {
           return (
             <div key={`${s.skill}|${v.label}`} className="eval-catalog" data-testid="plan-catalog">
               <div>
-                Catalog of <strong>{s.skill}</strong> ({v.label}{v.version === 'draft' ? '' : ` v${v.version}`}): {v.catalog.entries.length} skills, {formatCount(s.cases)} cases
+                Catalog of <strong>{s.skill}</strong> ({v.label}{v.version === 'draft' ? '' : ` v${v.version}`}): {v.catalog.entries.length} skills, {formatCount(s.cases)} cases{' '}
+                <span className="muted" data-testid="plan-case-origins">
+                  ({describeCaseOrigins({ examples: s.examples, extra: s.extra_cases }, s.extras_file)})
+                </span>
               </div>
               <div className="eval-meter-row">
                 <span className={`meter wide${over ? ' over' : ''}`}>

@@ -1,7 +1,8 @@
 /**
  * The virtualized case × model matrix: one row per visible case, one slot per
  * model and variant showing its repeats (correct / recorded, the reports'
- * verdict colour, an amber frame when flaky). Only the rows in view exist in
+ * verdict colour, unusable answers in their own colour, an amber frame when
+ * flaky). Only the rows in view exist in
  * the DOM, so a 10,000-cell result scrolls like a short one.
  */
 import { forwardRef, memo } from 'react';
@@ -20,7 +21,7 @@ const SLOT_WIDTH = 150;
 /** The request column: 320 px, growing into a wide window's spare width. */
 const CASE_STYLE = { width: CASE_WIDTH, flex: '1 0 auto', maxWidth: CASE_MAX_WIDTH } as const;
 
-const GLYPH = { pass: '✓', fail: '✗', error: '!', pending: '…', na: '' } as const;
+const GLYPH = { pass: '✓', fail: '✗', invalid: '?', error: '!', pending: '…', na: '' } as const;
 
 /** The single skill row of a (model, variant) column, when the run has one skill: its precision and recall head the column. */
 function columnRates(summary: EvalSummary | null, model: string, variant: string): string | undefined {
@@ -108,6 +109,7 @@ export const MatrixGrid = memo(
                           {correctCount(counts)}/{counts.n}
                           {counts.n < counts.expected ? <span className="faint"> of {counts.expected}</span> : null}
                         </span>
+                        {counts.invalid > 0 && <span className="slot-tag inv" title="Answers the runtime could not use (strict decoding or revalidation rejected them)">{counts.invalid} unusable</span>}
                         {counts.errors > 0 && <span className="slot-tag err">{counts.errors} err</span>}
                         {flaky && <span className="slot-tag flaky">flaky</span>}
                       </>

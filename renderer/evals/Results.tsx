@@ -1,11 +1,12 @@
 /**
  * The engine's results of a run, shown as they are: the verdict and its
- * gates; per model and skill the accuracy, precision, recall (with their 95 %
- * case-bootstrap intervals) and F1 beside the answered share, the confusion
- * counts, flaky cases, co-activation and "stolen by"; latency on one shared
- * axis; and each paired comparison with its McNemar test, its rate
- * differences with intervals, the pass→fail flips first, and the cases a side
- * never answered flagged as missing.
+ * gates, and why no verdict was reached when none was; per model and skill
+ * the accuracy, precision, recall (with their 95 % case-bootstrap intervals)
+ * and F1 beside the usable share they rest on (errors and unusable answers
+ * apart), the confusion counts, flaky cases, co-activation and "stolen by";
+ * latency on one shared axis; and each paired comparison with its direction,
+ * its McNemar test, its rate differences with intervals, the pass→fail flips
+ * first, and the cases a side never answered flagged as missing.
  */
 import type { EvalCaseView } from '../api/client';
 import { formatCount, formatMs, formatP, formatRate, formatUsd } from '../../core/report/format';
@@ -40,16 +41,25 @@ export function Verdict({ summary, live }: { summary: EvalSummary; live: boolean
   const v = summary.verdict;
   // The engine's message starts with the status ("incomplete: 95 of 120 cells recorded"); the label already says it.
   const message = v.message.startsWith(`${v.status}: `) ? v.message.slice(v.status.length + 2) : v.message;
-  const cls = live ? 'neutral' : v.status === 'passed' ? 'ok' : v.status === 'failed' || v.status === 'unavailable' ? 'err' : 'warn';
+  // Too many errors or unusable answers, or a selector never asked: no verdict, as loud as a failed gate.
+  const reasons = (v.reasons ?? []).filter((r) => r.code !== 'cells_missing');
+  const noVerdict = v.status === 'incomplete' && reasons.length > 0;
+  const cls = live ? 'neutral' : v.status === 'passed' ? 'ok' : v.status === 'failed' || v.status === 'unavailable' || noVerdict ? 'err' : 'warn';
   return (
     <div className={`eval-verdict ${cls}`} data-testid="verdict" data-status={v.status}>
-      <strong>{live ? 'Running' : VERDICT_LABEL[v.status]}</strong>
-      <span data-testid="verdict-message">{live ? `interim figures over ${formatCount(v.cells.recorded)} of ${formatCount(v.cells.expected)} cells` : message}</span>
+      <strong>{live ? 'Running' : noVerdict ? 'No verdict' : VERDICT_LABEL[v.status]}</strong>
+      <span data-testid="verdict-message">{live ? `interim figures over ${formatCount(v.cells.recorded)} of ${formatCount(v.cells.expected)} cells` : noVerdict ? `${reasons.length} reason${reasons.length === 1 ? '' : 's'} below` : message}</span>
       {summary.gates.map((g, i) => (
         <span key={i} className={`badge ${g.passed ? 'ok' : 'err'}`} title={g.message} data-testid="gate">
           {g.gate} {g.model}: {g.passed ? 'pass' : 'fail'}
         </span>
       ))}
+      {!live &&
+        reasons.map((r, i) => (
+          <span key={`r${i}`} className="verdict-reason" data-testid="verdict-reason" data-code={r.code}>
+            {r.message}
+          </span>
+        ))}
       {v.warnings.map((w, i) => (
         <span key={`w${i}`} className="eval-warning-inline" data-testid="verdict-warning">
           {w.message}
@@ -74,7 +84,9 @@ export function Metrics({ summary }: { summary: EvalSummary }) {
             <th className="n">Precision</th>
             <th className="n">Recall</th>
             <th className="n">F1</th>
-            <th className="n">Answered</th>
+            <th className="n" title="The cells the rates rest on: errors and unusable answers count in no rate">
+              Usable
+            </th>
             <th className="n" title="TP / FP / TN / FN">Confusion</th>
             <th className="n">Flaky</th>
           </tr>
@@ -101,8 +113,10 @@ export function Metrics({ summary }: { summary: EvalSummary }) {
                 <td className="n" data-field="f1">
                   {formatRate(s.f1)}
                 </td>
-                <td className="n" data-field="answered" title={`${s.errors} error cells left out of the rates`}>
-                  {formatCount(s.cells - s.errors)} of {formatCount(s.cells)}
+                <td className="n" data-field="usable" title={`${s.errors} error cells and ${s.invalid} unusable answers left out of the rates`}>
+                  {formatCount(s.cells - s.errors - s.invalid)} of {formatCount(s.cells)}
+                  {s.errors > 0 && <span className="error-text"> · {formatCount(s.errors)} err</span>}
+                  {s.invalid > 0 && <span className="unusable-text"> · {formatCount(s.invalid)} unusable</span>}
                 </td>
                 <td className="n mono" data-field="confusion">
                   {s.tp}/{s.fp}/{s.tn}/{s.fn}
@@ -131,7 +145,7 @@ export function Metrics({ summary }: { summary: EvalSummary }) {
               p50 <span data-field="p50">{formatMs(m.latency_p50_ms)}</span> · p95 <span data-field="p95">{formatMs(m.latency_p95_ms)}</span>
             </span>
             <span className="n muted">
-              {formatCount(m.input_tokens)} in / {formatCount(m.output_tokens)} out · <span data-field="cost">{formatUsd(m.cost_usd)}</span> · {formatCount(m.errors)} error{m.errors === 1 ? '' : 's'}
+              {formatCount(m.input_tokens)} in / {formatCount(m.output_tokens)} out · <span data-field="cost">{formatUsd(m.cost_usd)}</span> · {formatCount(m.errors)} error{m.errors === 1 ? '' : 's'} · {formatCount(m.invalid)} unusable
             </span>
           </div>
         ))}
@@ -191,11 +205,19 @@ export function Comparisons({ summary, cases }: { summary: EvalSummary; cases: E
       {summary.comparisons.map((c, i) => {
         const g = caseGroups(c);
         const title = c.kind === 'variant' ? `${c.a} vs ${c.b} · ${label(c.model ?? '')}` : `${label(c.a)} vs ${label(c.b)} · ${c.variant}`;
+        // Which way a flip reads: A is the side under judgement (the draft, or the first model).
+        const direction =
+          c.kind === 'variant'
+            ? `draft vs published under ${label(c.model ?? '')}: PASS→FAIL means the draft lost the case (published right, draft wrong); FAIL→PASS means the draft won it.`
+            : `${label(c.a)} vs ${label(c.b)} on the ${c.variant} variant: PASS→FAIL means ${label(c.a)} lost the case (${label(c.b)} right, ${label(c.a)} wrong); FAIL→PASS means ${label(c.a)} won it.`;
         return (
           <section key={i} className="comparison" data-testid="comparison" data-kind={c.kind} data-a={c.a} data-b={c.b}>
             <h2>
               {c.skill}: <span className="mono">{title}</span>
             </h2>
+            <p className="comparison-direction" data-testid="comparison-direction">
+              {direction} One pair per case: each side counts by the majority of its usable repeats.
+            </p>
             <div className="comparison-facts">
               <span>
                 accuracy on {formatCount(c.pairs)} paired cases: <strong data-field="accuracy_a">{formatRate(c.accuracy_a)}</strong> vs <strong data-field="accuracy_b">{formatRate(c.accuracy_b)}</strong>

@@ -10,6 +10,7 @@
  * (core/report/repeats.ts); nothing here computes a rate.
  */
 import type { CaseInfo, CellRecord, ModelInfo, VariantInfo } from '../../evals/types';
+import { shortLabels } from '../../core/report/labels';
 import { repeatsFlaky, repeatsVerdict, type RepeatCounts, type RepeatsVerdict } from '../../core/report/repeats';
 
 /** A cell as the matrix keeps it: everything but the trace (fetched on demand). */
@@ -44,7 +45,6 @@ export type SlotState = 'na' | 'pending' | RepeatsVerdict;
 
 /** The counts of one slot. */
 export interface SlotCounts extends RepeatCounts {
-  invalid: number;
   /** Repeats the run will record for this slot. */
   expected: number;
 }
@@ -56,24 +56,7 @@ const NOT_ACTIVATED = 2;
 const ERRORS = 3;
 const INVALID = 4;
 
-/**
- * Short labels that still tell models apart: the model part after the
- * provider (`openai-compatible:http://…/v1#alpha` → `#alpha`,
- * `openai:gpt-x` → `gpt-x`), falling back to the full spec when two would
- * read the same.
- */
-export function shortLabels(specs: readonly string[]): string[] {
-  const short = specs.map((spec) => {
-    const hash = spec.lastIndexOf('#');
-    if (hash >= 0 && hash < spec.length - 1) return spec.slice(hash);
-    if (spec.startsWith('chain:')) return spec;
-    const colon = spec.indexOf(':');
-    const rest = colon >= 0 ? spec.slice(colon + 1) : spec;
-    if (spec.startsWith('llama-cpp:')) return rest.split(/[\\/]/).pop() || rest;
-    return spec.startsWith('baseline:') ? spec : rest;
-  });
-  return short.map((label, i) => (short.indexOf(label) !== short.lastIndexOf(label) ? specs[i]! : label));
-}
+export { shortLabels } from '../../core/report/labels';
 
 /** The matrix of one run. */
 export class MatrixModel {
@@ -129,10 +112,11 @@ export class MatrixModel {
       this.cells.set(cell.key, cell);
       const at = (r * this.columns.length + c) * FIELDS;
       this.counts[at + N]!++;
-      if (cell.outcome === 'activated') this.counts[at + ACTIVATED]!++;
-      else if (cell.outcome === 'not_activated') this.counts[at + NOT_ACTIVATED]!++;
-      else this.counts[at + ERRORS]!++;
-      if (cell.invalid) this.counts[at + INVALID]!++;
+      // Each repeat in exactly one count: an unusable answer is neither activated nor not (core/report/repeats.ts).
+      if (cell.outcome === 'error') this.counts[at + ERRORS]!++;
+      else if (cell.invalid) this.counts[at + INVALID]!++;
+      else if (cell.outcome === 'activated') this.counts[at + ACTIVATED]!++;
+      else this.counts[at + NOT_ACTIVATED]!++;
       added++;
     }
     if (added > 0) this.version++;
@@ -214,6 +198,7 @@ export const DISPLAY_MODES: readonly { mode: DisplayMode; label: string; title: 
 
 /** Why a cell did not pass, for the failure-group chips. */
 export function failureKind(cell: MatrixCell): string | undefined {
+  if (cell.outcome !== 'error' && cell.invalid) return 'unusable answer';
   if (cell.outcome === 'error') {
     const message = cell.error ?? '';
     const kind = /call failed: ([a-z_]+):/.exec(message)?.[1];
@@ -223,7 +208,6 @@ export function failureKind(cell: MatrixCell): string | undefined {
   }
   const correct = (cell.outcome === 'activated') === (cell.expect === 'activate');
   if (correct) return undefined;
-  if (cell.invalid) return 'invalid answer';
   if (cell.expect === 'not_activate') return 'activated when it should not';
   return cell.activated.length > 0 ? 'missed: another skill activated' : 'missed: nothing activated';
 }

@@ -6,7 +6,7 @@
  */
 import { cloneJson, jsonEqual } from '../../core/package/jsonPatch';
 import type { MergeConflict, MergeValue } from '../../core/package/merge';
-import type { SkillPackage } from '../../core/package/types';
+import { EXAMPLE_KINDS, PACKAGE_FIELDS, type SkillPackage } from '../../core/package/types';
 
 /** How a conflict is resolved. */
 export type Resolution = { pick: 'theirs' } | { pick: 'mine' } | { pick: 'both' } | { pick: 'edit'; text: string };
@@ -20,19 +20,7 @@ export interface FieldRow {
 }
 
 /** Top-level fields in package order (examples split in two). */
-export const MERGE_FIELDS = [
-  'display_name',
-  'description',
-  'domains',
-  'tags',
-  'planning_instructions',
-  'response_instructions',
-  'tool_hints',
-  'resources',
-  'activation_examples.should_activate',
-  'activation_examples.should_not_activate',
-  'change_reason',
-] as const;
+export const MERGE_FIELDS = PACKAGE_FIELDS.flatMap((field) => (field === 'activation_examples' ? EXAMPLE_KINDS.map((kind) => `activation_examples.${kind}` as const) : [field]));
 
 function valueAt(pkg: SkillPackage | null, field: string): unknown {
   if (!pkg) return undefined;

@@ -48,9 +48,9 @@ interface Comparison {
 interface JsonReport {
   summary: {
     comparisons: Comparison[];
-    models: { model: string; cells: number; errors: number; skills: { skill: string; variant: string; accuracy: number | null; precision: number | null; recall: number | null; f1: number | null; cells: number; errors: number; flaky_cases: string[] }[] }[];
+    models: { model: string; cells: number; errors: number; skills: { skill: string; variant: string; accuracy: number | null; precision: number | null; recall: number | null; f1: number | null; cells: number; errors: number; invalid: number; flaky_cases: string[] }[] }[];
     totals: { cells: number; errors: number };
-    verdict: { status: string };
+    verdict: { status: string; reasons?: { code: string; message: string }[] };
   };
   cells: { model: string; outcome: string }[];
 }
@@ -172,11 +172,17 @@ describe('journey 7: a live evaluation in the workbench', () => {
           expect(await row.locator('[data-field="precision"]').textContent()).toBe(formatRate(s.precision));
           expect(await row.locator('[data-field="recall"]').textContent()).toBe(formatRate(s.recall));
           expect(await row.locator('[data-field="f1"]').textContent()).toBe(formatRate(s.f1));
-          expect(await row.locator('[data-field="answered"]').textContent()).toBe(`${formatCount(s.cells - s.errors)} of ${formatCount(s.cells)}`);
+          // Every rate beside the share of cells it rests on: usable answers, errors and unusable answers apart.
+          expect(await row.locator('[data-field="usable"]').textContent()).toBe(
+            `${formatCount(s.cells - s.errors - s.invalid)} of ${formatCount(s.cells)}${s.errors > 0 ? ` · ${formatCount(s.errors)} err` : ''}${s.invalid > 0 ? ` · ${formatCount(s.invalid)} unusable` : ''}`,
+          );
           expect(await row.locator('[data-field="flaky"]').textContent()).toBe(formatCount(s.flaky_cases.length));
         }
       }
       expect(await page.getByTestId('verdict').getAttribute('data-status')).toBe(report.summary.verdict.status);
+      // The emulated model's refused request is an error cell: the run reaches no verdict, and says why, loudly.
+      const reasons = (report.summary.verdict.reasons ?? []).filter((r) => r.code !== 'cells_missing');
+      expect(await page.getByTestId('verdict-reason').allTextContents()).toEqual(reasons.map((r) => r.message));
       await screenshotSizes(page, 'evals-metrics');
 
       // The run is listed from the run folder with its config hash and resumes to completion.
@@ -215,7 +221,10 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await setup.getByTestId('eval-model-spec').fill(emulated);
       await setup.getByTestId('eval-model-add').click();
       await setup.getByTestId('eval-repeats').fill('3');
+      // Guide 9.4: one resource model for every activation model, chosen by its visible label.
+      await setup.getByLabel('Resource model').selectOption('baseline:lexical');
       await expect.poll(() => setup.getByTestId('plan-catalog').count(), { timeout: UI_WAIT_MS }).toBe(2);
+      expect(await setup.getByTestId('plan-case-origins').first().textContent()).toMatch(/^\(\d+ activation examples \+ \d+ extra cases/);
       await screenshotSizes(page, 'evals-setup-draft-vs-published');
       await setup.getByTestId('eval-run').click();
 
@@ -227,7 +236,9 @@ describe('journey 7: a live evaluation in the workbench', () => {
       expect(await status.textContent()).toMatch(/^Finished with \d+ errors?$/);
 
       const runId = (await run.getAttribute('data-run'))!;
-      const report = JSON.parse((await app.call<{ text: string }>('evals.export', { run: runId, format: 'json' })).text) as JsonReport;
+      const report = JSON.parse((await app.call<{ text: string }>('evals.export', { run: runId, format: 'json' })).text) as JsonReport & { run: { resource_model?: string } };
+      expect(report.run.resource_model).toBe('baseline:lexical');
+      expect(await run.getByTestId('eval-resource-model').textContent()).toBe('Resource model: baseline:lexical');
       const variantComparisons = report.summary.comparisons.filter((c) => c.kind === 'variant');
       expect(variantComparisons.map((c) => c.model).sort()).toEqual(['baseline:embedding', 'baseline:lexical', emulated].sort());
 
@@ -253,6 +264,8 @@ describe('journey 7: a live evaluation in the workbench', () => {
           ...c.cases.filter((x) => x.verdict_a === 'none' || x.verdict_b === 'none').map((x) => `missing|${x.case}`),
         ];
         expect(kinds.filter((k) => !k.startsWith('flaky|'))).toEqual(expected);
+        // The direction is said in words: which side a PASS→FAIL flip counts against.
+        expect(await section.getByTestId('comparison-direction').textContent()).toContain(c.kind === 'variant' ? 'PASS→FAIL means the draft lost the case' : 'PASS→FAIL means');
       }
       // The emulated model never answered the refused request: flagged missing, not counted as a pass.
       const emulatedSection = sections.filter({ hasText: '#emulated' }).first();

@@ -6,7 +6,7 @@
  * OpenAI-compatible endpoint (a local HTTP server replaying the Chat
  * Completions wire format).
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -256,6 +256,30 @@ describe('skillbench eval', { timeout: 180_000 }, () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
     const missing = await cli(['travel/no-such-skill', '--model', 'baseline:lexical']);
     expect(missing.code).toBe(5);
+  });
+
+  it('refuses an extra-cases file that is a folder or a FIFO, as it refuses such a package file, before any cell runs', async () => {
+    const ws = await workspace('odd-extras');
+    const extras = join(ws, 'skills/evals/travel/weather-assessment.json');
+    await rm(extras);
+    await mkdir(extras);
+    const folder = await cli([join(ws, 'skills/packages/travel/weather-assessment.json'), '--model', 'baseline:lexical', '--out', 'odd-folder']);
+    expect(folder.code, folder.stderr).toBe(2);
+    expect(folder.stderr).toContain('skills/evals/travel/weather-assessment.json is a folder, not a regular file');
+    await rm(extras, { recursive: true });
+    execFileSync('mkfifo', [extras]);
+    // The published skill brings the same file when that workspace evaluates it.
+    const fifo = await cli(['travel/weather-assessment', '--workspace', ws, '--model', 'baseline:lexical', '--out', 'odd-fifo']);
+    expect(fifo.code, fifo.stderr).toBe(2);
+    expect(fifo.stderr).toContain('skills/evals/travel/weather-assessment.json is a FIFO, not a regular file');
+    expect(await lines(join(work, 'odd-folder', 'cells.jsonl'))).toEqual([]);
+    expect(await lines(join(work, 'odd-fifo', 'cells.jsonl'))).toEqual([]);
+  });
+
+  it('bounds --repeats: a usage error naming the bound, not an internal error', async () => {
+    const run = await cli(['travel/weather-assessment', '--model', 'baseline:lexical', '--repeats', '1000000000']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain("--repeats must be a positive integer up to 100, got '1000000000'");
   });
 
   it('runs an in-process llama.cpp model on a few cases, seeded per repeat and cached on rerun', async () => {

@@ -83,7 +83,8 @@ describe('skillbench eval, measured from outside', { timeout: 240_000 }, () => {
     expect(outcomes[0]!.p).toBeCloseTo(0.125, 12);
     expect(outcomes[1]).toEqual(outcomes[0]);
     expect(outcomes[2]).toEqual(outcomes[0]);
-    expect(outcomes[0]!.code).toBe(0);
+    // Losing 6 cases to win 1 is far outside the 0.05 margin: the gate fails at every repeat count alike.
+    expect(outcomes[0]).toMatchObject({ code: 1, gate: false });
   });
 
   it('keeps the verdict in the run folder and every report, and exits by it', async () => {

@@ -87,4 +87,12 @@ describe('skillbench optimize', () => {
     expect(small.code, small.stderr).toBe(1);
     expect(small.stderr).toMatch(/needs at least 6 held-out cases: add \d+ cases .* to skills\/evals\/travel\/weather-assessment\.json, or hold out a larger share \(0\.\d+\)/);
   });
+
+  it('names why a model answered nothing, not only that it is unavailable', async () => {
+    // No key in the environment or the profile store: every cell errors before any request leaves.
+    const run = await runCli(['optimize', FILE, '--model', 'openai:gpt-4o-mini', '--proposer', 'baseline:keywords', '--seed', '7'], { cwd: work, env: env() });
+    expect(run.code, run.stderr).toBe(6);
+    expect(run.stderr).toMatch(/model unavailable: openai:gpt-4o-mini answered none of the \d+ train cells/);
+    expect(run.stderr).toMatch(/openai:gpt-4o-mini: .*no API key; set OPENAI_API_KEY \(\d+ cells?\)/);
+  });
 });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readSelectorPrompt, selectorAnswer, startChatEndpoint } from '../../helpers/chatEndpoint';
 import { runCli, type CliRun } from '../../helpers/cli';
 import { openStore } from '../../../core/store/connect';
 import { seedExamples } from '../../../core/store/seed';
@@ -218,6 +219,43 @@ describe('skillbench select', () => {
       expect(lexical!.outcome).toBe('ok');
       expect(down!.diagnostics.map((d) => d.code)).toContain('skill_activation_selection_failed');
       expect(run.stderr).toContain('model unavailable');
+    });
+  });
+
+  describe('the two selector models of guide 9.4 (an emulated OpenAI-compatible endpoint)', () => {
+    it('sends --activation-model to the activation selector and --resource-model to the resource selector, as set', async () => {
+      const e = await startChatEndpoint(
+        (q) => ({ text: q.kind === 'activation' ? selectorAnswer('activation', ['travel/weather-assessment']) : selectorAnswer('resource', ['travel/weather-assessment#weather-risk-checklist']) }),
+        { keepBodies: true },
+      );
+      try {
+        const activation = `openai-compatible:${e.baseUrl}#activation-pick`;
+        const resource = `openai-compatible:${e.baseUrl}#resource-pick`;
+        const run = await cli(['--request', 'Will storms disrupt my trip to Bergen on Friday?', '--catalog', EXAMPLES, '--activation-model', activation, '--resource-model', resource, '--json']);
+        expect(run.code, run.stderr).toBe(0);
+        const [result] = results(run) as Array<CliResult & { activation_model: string; resource_model: string; trace: { models: { activation: string; resource: string } } }>;
+        expect(result!.activated).toContain('travel/weather-assessment');
+        expect(result!.trace.calls.map((c) => c.kind)).toEqual(['activation', 'resource']);
+        // On the wire: each selector's request names its own model.
+        const sent = e.bodies.map((b) => [readSelectorPrompt(b).kind, b['model']]);
+        expect(sent).toEqual([
+          ['activation', 'activation-pick'],
+          ['resource', 'resource-pick'],
+        ]);
+        // Recorded in the result and its trace.
+        expect(result).toMatchObject({ model: activation, activation_model: activation, resource_model: resource });
+        expect(result!.trace.models).toEqual({ activation, resource });
+
+        // --model stays the shorthand for both; it cannot be mixed with --activation-model.
+        const both = await cli(['--request', 'storms', '--catalog', EXAMPLES, '--model', 'baseline:lexical', '--activation-model', activation]);
+        expect(both.code).toBe(2);
+        expect(both.stderr).toContain('--model sets both selectors');
+        const bad = await cli(['--request', 'storms', '--catalog', EXAMPLES, '--resource-model', 'openai:']);
+        expect(bad.code).toBe(2);
+        expect(bad.stderr).toContain('--resource-model');
+      } finally {
+        await e.close();
+      }
     });
   });
 });

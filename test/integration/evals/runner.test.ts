@@ -161,7 +161,7 @@ describe('runEval over an emulated OpenAI-compatible endpoint', () => {
     expect(s.errors).toBe(4);
     expect(s.tp + s.fn + s.fp + s.tn).toBe(cells.length - 4);
     expect(s.accuracy).toBe(1);
-    expect(s.trigger_rates[failed[0]!.case]).toEqual({ k: 0, n: 0, errors: 2, flaky: false });
+    expect(s.trigger_rates[failed[0]!.case]).toEqual({ k: 0, n: 0, errors: 2, invalid: 0, flaky: false });
     expect(await readFile(result.cellsFile, 'utf8')).not.toContain(KEY);
   });
 

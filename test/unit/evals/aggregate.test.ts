@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Aggregator, summarize } from '../../../evals/aggregate';
-import { evaluateGates, isRegression } from '../../../evals/verdict';
+import { evaluateGates, nonInferiority } from '../../../evals/verdict';
 import { compareCases } from '../../../evals/paired';
 import type { CaseInfo, CellRecord, PairedComparison, RunHeader } from '../../../evals/types';
 
@@ -101,22 +101,23 @@ describe('summarize', () => {
     expect({ tp: draft.tp, fp: draft.fp, tn: draft.tn, fn: draft.fn, errors: draft.errors, invalid: draft.invalid, cells: draft.cells }).toEqual({
       tp: 2,
       fp: 1,
-      tn: 1,
+      tn: 0,
       fn: 1,
       errors: 1,
       invalid: 1,
       cells: 6,
     });
-    expect(draft.accuracy).toBeCloseTo(3 / 5);
+    // The unusable answer on c3 earns no true negative: the rates rest on the 4 usable answers.
+    expect(draft.accuracy).toBeCloseTo(2 / 4);
     expect(draft.precision).toBeCloseTo(2 / 3);
     expect(draft.recall).toBeCloseTo(2 / 3);
     expect(draft.f1).toBeCloseTo(2 / 3);
     expect(draft.trigger_rates).toEqual({
-      c1: { k: 1, n: 2, errors: 0, flaky: true },
-      c2: { k: 1, n: 1, errors: 1, flaky: false },
-      c3: { k: 1, n: 2, errors: 0, flaky: true },
+      c1: { k: 1, n: 2, errors: 0, invalid: 0, flaky: true },
+      c2: { k: 1, n: 1, errors: 1, invalid: 0, flaky: false },
+      c3: { k: 1, n: 1, errors: 0, invalid: 1, flaky: false },
     });
-    expect(draft.flaky_cases).toEqual(['c1', 'c3']);
+    expect(draft.flaky_cases).toEqual(['c1']);
     // s/always is bound `always`: active everywhere, never a competitor.
     expect(draft.co_activated).toEqual({ 's/y': 2 });
     expect(draft.stolen_by).toEqual({ 's/y': 1 });
@@ -143,17 +144,18 @@ describe('summarize', () => {
   it('compares draft with published and model with model one pair per case, leaving out flaky and unanswered cases', async () => {
     const summary = await summarize(header, handCells());
     const variant = summary.comparisons.find((c) => c.kind === 'variant' && c.model === 'm:a')!;
-    // Draft: c1 and c3 split 1-1 (flaky, left out), c2 right on its one answered repeat; published right everywhere.
-    expect(variant).toMatchObject({ a: 'draft', b: 'published', skill: SKILL, unit: 'case', pairs: 1, flaky_a: 2, flaky_b: 0, unanswered: 0, accuracy_a: 1, accuracy_b: 1 });
-    expect(variant.test).toMatchObject({ aOnly: 0, bOnly: 0, concordant: 1, pValue: 1, significant: false });
+    // Draft: c1 splits 1-1 (flaky, left out), c2 right on its one answered repeat, c3 wrong on its one usable answer
+    // (the other was unusable and counts on no side); published right everywhere.
+    expect(variant).toMatchObject({ a: 'draft', b: 'published', skill: SKILL, unit: 'case', pairs: 2, flaky_a: 1, flaky_b: 0, unanswered: 0, accuracy_a: 0.5, accuracy_b: 1 });
+    expect(variant.test).toMatchObject({ aOnly: 0, bOnly: 1, concordant: 1, pValue: 1, significant: false });
     expect(variant.cases).toEqual([
       { case: 'c1', expect: 'activate', rate_a: 0.5, rate_b: 1, difference: -0.5, verdict_a: 'tie', verdict_b: 'right' },
       { case: 'c2', expect: 'activate', rate_a: 1, rate_b: 1, difference: 0, verdict_a: 'right', verdict_b: 'right' },
-      { case: 'c3', expect: 'not_activate', rate_a: 0.5, rate_b: 0, difference: 0.5, verdict_a: 'tie', verdict_b: 'right' },
+      { case: 'c3', expect: 'not_activate', rate_a: 1, rate_b: 0, difference: 1, verdict_a: 'wrong', verdict_b: 'right' },
     ]);
-    expect(variant.mean_abs_trigger_rate_difference).toBeCloseTo(1 / 3, 12);
+    expect(variant.mean_abs_trigger_rate_difference).toBeCloseTo(1.5 / 3, 12);
     const models = summary.comparisons.find((c) => c.kind === 'model' && c.variant === 'draft')!;
-    expect(models).toMatchObject({ a: 'm:a', b: 'm:b', pairs: 1, flaky_a: 2, flaky_b: 0 });
+    expect(models).toMatchObject({ a: 'm:a', b: 'm:b', pairs: 2, flaky_a: 1, flaky_b: 0 });
     // Model B has no published cells: nothing to pair.
     const empty = summary.comparisons.find((c) => c.kind === 'variant' && c.model === 'm:b')!;
     expect(empty).toMatchObject({ pairs: 0, unanswered: 3, accuracy_a: null, accuracy_b: null, mean_abs_trigger_rate_difference: null });
@@ -228,7 +230,7 @@ describe('summarize', () => {
         shuffled.forEach((c) => b.add(c));
         expect(b.summary()).toEqual(a.summary());
         for (const m of a.summary().models) {
-          for (const s of m.skills) expect(s.tp + s.fp + s.tn + s.fn + s.errors).toBe(s.cells);
+          for (const s of m.skills) expect(s.tp + s.fp + s.tn + s.fn + s.errors + s.invalid).toBe(s.cells);
         }
       }),
       { numRuns: 60 },
@@ -253,7 +255,8 @@ describe('gates', () => {
     const gates = evaluateGates(summary, { minAccuracy: 0.7, minRecall: 0.5 });
     const get = (gate: string, model: string) => gates.find((g) => g.gate === gate && g.model === model)!;
     expect(get('min-accuracy', 'm:a')).toMatchObject({ passed: false, threshold: 0.7, skill: SKILL });
-    expect(get('min-accuracy', 'm:a').value).toBeCloseTo(0.6);
+    expect(get('min-accuracy', 'm:a').value).toBeCloseTo(0.5);
+    expect(get('min-accuracy', 'm:a').message).toContain('over 4 of 6 cells usable (1 error, 1 unusable)');
     expect(get('min-accuracy', 'm:a').message).toContain('(draft)');
     expect(get('min-accuracy', 'm:b')).toMatchObject({ passed: true, value: 1 });
     expect(get('min-recall', 'm:a')).toMatchObject({ passed: true });
@@ -265,13 +268,17 @@ describe('gates', () => {
     expect(precision!.message).toContain('cannot be computed');
   });
 
-  it('flags a regression when the draft loses significantly, or loses on too few cases to test', async () => {
-    expect(isRegression(comparison(0, 7))).toBe(true); // p = 2 / 2^7: significant
-    expect(isRegression(comparison(0, 5))).toBe(true); // p = 0.0625, but 5 pairs can never reach 0.05
-    expect(isRegression(comparison(1, 2))).toBe(true); // lower accuracy, 3 pairs: untestable
-    expect(isRegression(comparison(2, 6))).toBe(false); // 8 pairs, p ≈ 0.29: noise
-    expect(isRegression(comparison(3, 3))).toBe(false);
-    expect(isRegression(comparison(4, 0))).toBe(false);
+  it('flags a regression when the draft is not shown within the margin of its published revision', async () => {
+    const failed = (aOnly: number, bOnly: number, concordant = 0, margin = 0.05) => nonInferiority(comparison(aOnly, bOnly, concordant), margin).failed;
+    // The audit's pair: alone right on 1 and wrong on 4 (0.80 vs 0.95), and alone wrong on 5 (0.75 vs 0.95): both fail.
+    expect(failed(1, 4, 15)).toBe(true);
+    expect(failed(0, 5, 15)).toBe(true);
+    expect(failed(0, 7)).toBe(true);
+    expect(failed(2, 6, 92)).toBe(true); // loss 0.04, but its upper bound is above 0.05
+    expect(failed(0, 1, 199)).toBe(false); // one lost case in 200: within the margin
+    expect(failed(3, 3)).toBe(false);
+    expect(failed(4, 0)).toBe(false);
+    expect(nonInferiority({ pairs: 0, test: comparison(0, 0).test }, 0.05).failed).toBe(true);
     const summary = await summarize(header, [
       ...handCells().filter((c) => !(c.model === 'm:a' && c.variant === 'draft')),
       ...[0, 1].flatMap((r) => [cell('m:a', 'draft', 'c1', r, 'not_activated'), cell('m:a', 'draft', 'c2', r, 'activated'), cell('m:a', 'draft', 'c3', r, 'not_activated')]),
@@ -280,10 +287,12 @@ describe('gates', () => {
     const a = gates.find((g) => g.model === 'm:a')!;
     expect(a).toMatchObject({ gate: 'regression', passed: false, skill: SKILL });
     expect(a.message).toContain('on 3 paired cases');
-    expect(a.message).toContain('too few to test');
-    expect(gates.find((g) => g.model === 'm:b')).toMatchObject({ passed: true });
+    expect(a.message).toMatch(/upper 95 % bound [\d.]+ > margin 0\.05/);
+    // Model B ran no published cell: no case is paired, so nothing shows its draft is not worse.
+    expect(gates.find((g) => g.model === 'm:b')).toMatchObject({ passed: false, value: null });
+    expect(gates.find((g) => g.model === 'm:b')!.message).toContain('no case was decided by both sides');
     // Flaky and unanswered cases are named in the message, not silently dropped.
     const flaky = evaluateGates(await summarize(header, handCells()), { failOnRegression: true }).find((g) => g.model === 'm:a')!;
-    expect(flaky.message).toContain('on 1 paired case, 2 left out (2 flaky)');
+    expect(flaky.message).toContain('on 2 paired cases, 1 left out (1 flaky)');
   });
 });

@@ -6,12 +6,14 @@ const cell = (expected: ScoredCell['expected'], outcome: ScoredCell['outcome'], 
 
 describe('confusion and rates', () => {
   it('computes a hand-checked matrix', () => {
-    // 3 TP, 1 FN, 1 FP, 4 TN, 2 errors (one on each label), 1 invalid counted as not activated.
+    // 3 TP, 1 FN, 1 FP, 4 TN, 2 errors (one on each label), and 1 unusable answer on each label: their own outcome.
     const cells = [
       cell('activate', 'activated'),
       cell('activate', 'activated'),
       cell('activate', 'activated'),
+      cell('activate', 'not_activated'),
       cell('activate', 'not_activated', true),
+      cell('not_activate', 'not_activated', true),
       cell('activate', 'error'),
       cell('not_activate', 'activated'),
       cell('not_activate', 'not_activated'),
@@ -21,7 +23,7 @@ describe('confusion and rates', () => {
       cell('not_activate', 'error'),
     ];
     const c = confusion(cells);
-    expect(c).toEqual({ tp: 3, fp: 1, tn: 4, fn: 1, errors: 2, invalid: 1 });
+    expect(c).toEqual({ tp: 3, fp: 1, tn: 4, fn: 1, errors: 2, invalid: 2 });
     const r = rates(c);
     expect(r.accuracy).toBeCloseTo(7 / 9, 12);
     expect(r.precision).toBeCloseTo(3 / 4, 12);
@@ -35,7 +37,14 @@ describe('confusion and rates', () => {
     expect(r.accuracy).toBe(1);
   });
 
-  it('reports null where a denominator is zero, and F1 0 when nothing was right', () => {
+  it('gives unusable answers no free true negative: a model whose every answer was unusable has no accuracy', () => {
+    const unusable = rates(confusion([cell('not_activate', 'not_activated', true), cell('not_activate', 'not_activated', true), cell('activate', 'not_activated', true)]));
+    expect(unusable).toEqual({ accuracy: null, precision: null, recall: null, f1: null });
+  });
+
+  it('reports null where a denominator is zero (F1 too, where precision or recall is), and F1 0 when nothing was right', () => {
+    // Positives all missed and nothing activated: recall 0, precision undefined, so F1 is undefined too.
+    expect(rates(confusion([cell('activate', 'not_activated')]))).toEqual({ accuracy: 0, precision: null, recall: 0, f1: null });
     expect(rates(confusion([]))).toEqual({ accuracy: null, precision: null, recall: null, f1: null });
     const onlyNegatives = rates(confusion([cell('not_activate', 'not_activated')]));
     expect(onlyNegatives.precision).toBeNull();
@@ -46,11 +55,11 @@ describe('confusion and rates', () => {
   });
 
   it('rates stay within [0, 1] for any cells', () => {
-    const arb = fc.array(fc.record({ expected: fc.constantFrom('activate', 'not_activate'), outcome: fc.constantFrom('activated', 'not_activated', 'error') })) as fc.Arbitrary<ScoredCell[]>;
+    const arb = fc.array(fc.record({ expected: fc.constantFrom('activate', 'not_activate'), outcome: fc.constantFrom('activated', 'not_activated', 'error'), invalid: fc.boolean() })) as fc.Arbitrary<ScoredCell[]>;
     fc.assert(
       fc.property(arb, (cells) => {
         const c = confusion(cells);
-        expect(c.tp + c.fp + c.tn + c.fn + c.errors).toBe(cells.length);
+        expect(c.tp + c.fp + c.tn + c.fn + c.errors + c.invalid).toBe(cells.length);
         for (const v of Object.values(rates(c))) if (v !== null) expect(v >= 0 && v <= 1).toBe(true);
       }),
     );

@@ -13,6 +13,8 @@ import fc from 'fast-check';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminHandler, type AdminHandlerDeps } from '../../../../core/admin/handler';
+import { createDefaultAdvisor } from '../../../../core/advisor/index';
+import { openModel } from '../../../../core/models/index';
 import { bearerTokenAuthenticator, createAdminServer, stopServer } from '../../../../core/admin/server';
 import type { AdminLogEntry, AdvisorInput } from '../../../../core/admin/types';
 import { openHttpStore } from '../../../../core/store/http';
@@ -234,6 +236,21 @@ describe('admin handler over a local registry', () => {
   });
 
   describe('analyze', () => {
+    it('names the advisor and its cause when the model has no key, instead of blaming the skill store', async () => {
+      const model = await openModel('openai:fast', { env: {} });
+      const advised = await startHost({ store, advisor: createDefaultAdvisor({ model }) });
+      try {
+        const r = await call(advised, 'POST', `${BASE}/travel/weather/analyze`, { headers: JSON_TYPE, body: pkg('nokey') });
+        expect(r.status).toBe(503);
+        expect(r.json.error.code).toBe('unavailable');
+        expect(r.json.error.message).toMatch(/^the authoring advisor \(openai:fast\) is unavailable: .*no API key; set OPENAI_API_KEY; deterministic validation still applies$/);
+        expect(r.json.error.message).not.toContain('skill store');
+      } finally {
+        await advised.close();
+        await model.close?.();
+      }
+    });
+
     it('does not exist without an advisor (404)', async () => {
       const r = await call(host, 'POST', `${BASE}/travel/weather/analyze`, { headers: JSON_TYPE, body: pkg('x') });
       expect(r.status).toBe(404);
@@ -288,6 +305,8 @@ describe('admin handler over a local registry', () => {
         mode = 'fail';
         const failed = await call(advised, 'POST', `${BASE}/travel/weather/analyze`, { headers: JSON_TYPE, body: pkg('advice') });
         expect(failed.status).toBe(503);
+        // The advisor and its cause, not a skill store that is fine.
+        expect(failed.json.error).toEqual({ code: 'unavailable', message: 'the authoring advisor is unavailable: model down; deterministic validation still applies' });
         mode = 'slow';
         const slow = await call(advised, 'POST', `${BASE}/travel/weather/analyze`, { headers: JSON_TYPE, body: pkg('advice') });
         expect(slow.status).toBe(504);

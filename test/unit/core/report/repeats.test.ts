@@ -5,7 +5,7 @@ import { correctCount, repeatsFlaky, repeatsVerdict, wrongCount } from '../../..
 
 describe('repeatsVerdict', () => {
   it('passes on a strict majority of all repeats, and lets errors outweigh wrong answers', () => {
-    const c = (expect: 'activate' | 'not_activate', activated: number, notActivated: number, errors: number) => ({ expect, activated, notActivated, errors, n: activated + notActivated + errors });
+    const c = (expect: 'activate' | 'not_activate', activated: number, notActivated: number, errors: number) => ({ expect, activated, notActivated, errors, invalid: 0, n: activated + notActivated + errors });
     expect(repeatsVerdict(c('activate', 3, 2, 0))).toBe('pass');
     expect(repeatsVerdict(c('activate', 2, 2, 0))).toBe('fail');
     expect(repeatsVerdict(c('activate', 2, 0, 2))).toBe('error');
@@ -15,11 +15,21 @@ describe('repeatsVerdict', () => {
     expect(repeatsFlaky(c('activate', 3, 0, 5))).toBe(false);
   });
 
-  it('is exhaustive: every repeat is right, wrong or an error', () => {
+  it('never passes a case on unusable answers: they are their own verdict, even on a should-not case', () => {
+    const c = (expect: 'activate' | 'not_activate', activated: number, notActivated: number, invalid: number, errors: number) => ({ expect, activated, notActivated, invalid, errors, n: activated + notActivated + invalid + errors });
+    expect(repeatsVerdict(c('not_activate', 0, 0, 3, 0))).toBe('invalid');
+    expect(repeatsVerdict(c('not_activate', 0, 1, 2, 0))).toBe('invalid');
+    expect(repeatsVerdict(c('activate', 0, 1, 1, 0))).toBe('fail');
+    expect(repeatsVerdict(c('activate', 0, 0, 1, 1))).toBe('invalid');
+    expect(repeatsVerdict(c('activate', 0, 0, 1, 2))).toBe('error');
+    expect(repeatsVerdict(c('activate', 2, 0, 1, 0))).toBe('pass');
+  });
+
+  it('is exhaustive: every repeat is right, wrong, unusable or an error', () => {
     fc.assert(
-      fc.property(fc.constantFrom('activate' as const, 'not_activate' as const), fc.nat(9), fc.nat(9), fc.nat(9), (label, activated, notActivated, errors) => {
-        const c = { expect: label, activated, notActivated, errors, n: activated + notActivated + errors };
-        expect(correctCount(c) + wrongCount(c) + errors).toBe(c.n);
+      fc.property(fc.constantFrom('activate' as const, 'not_activate' as const), fc.nat(9), fc.nat(9), fc.nat(9), fc.nat(9), (label, activated, notActivated, errors, invalid) => {
+        const c = { expect: label, activated, notActivated, errors, invalid, n: activated + notActivated + errors + invalid };
+        expect(correctCount(c) + wrongCount(c) + invalid + errors).toBe(c.n);
         const v = repeatsVerdict(c);
         if (v === 'pass') expect(correctCount(c) * 2).toBeGreaterThan(c.n);
         else expect(correctCount(c) * 2).toBeLessThanOrEqual(c.n);

@@ -1,22 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../../../../core/store/errors';
-import {
-  auditAfterCommit,
-  checkDeleteRange,
-  checkMetadataFilter,
-  checkPublishPrecondition,
-  clampVersionQuery,
-  etagFor,
-  etagMatches,
-  isSlug,
-  pageVersions,
-  parseEtag,
-  parseEtagList,
-  preparePublication,
-  replayIdempotent,
-  type IdempotencyRecord,
-} from '../../../../core/store/publication';
+import { etagFor, etagMatches, parseEtag, parseEtagList } from '../../../../core/store/etag';
+import { checkDeleteRange, clampVersionQuery, pageVersions } from '../../../../core/store/history';
+import { replayIdempotent, type IdempotencyRecord } from '../../../../core/store/idempotency';
+import { checkMetadataFilter } from '../../../../core/store/listing';
+import { auditAfterCommit, checkPublishPrecondition, preparePublication } from '../../../../core/store/publication';
+import { isSlug } from '../../../../core/store/skillIds';
 import type { AuditEvent, PublishResult, VersionEntry } from '../../../../core/store/types';
 import { samplePackage } from '../../../integration/core/store/samplePackage';
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,5 +83,19 @@ describe('extraCasesFile', () => {
     expect(await extraCasesFile(join(root, 'ws/skills/packages'), id)).toBe(file);
     expect(await extraCasesFile(join(root, 'ws/skills/other'), id)).toBeUndefined();
     expect(await extraCasesFile(join(root, 'ws/skills/packages'), { namespace: 'travel', name: 'none' })).toBeUndefined();
+  });
+
+  it('returns whatever stands at the path, a folder or a FIFO too, so the planner refuses it instead of skipping it', async () => {
+    const folder = join(root, 'ws/skills/evals/travel/folder.json');
+    await mkdir(folder, { recursive: true });
+    const fifo = join(root, 'ws/skills/evals/travel/fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    expect(await extraCasesFile(join(root, 'ws/skills/packages'), { namespace: 'travel', name: 'folder' })).toBe(folder);
+    expect(await extraCasesFile(join(root, 'ws/skills/packages'), { namespace: 'travel', name: 'fifo' })).toBe(fifo);
+  });
+
+  it('serves a published skill from the evaluating workspace when one is given', async () => {
+    const extras = await touch('other/skills/evals/travel/weather.json');
+    expect((await resolveTargets(['travel/weather'], { cwd: root, workspace: join(root, 'other') })).targets).toEqual([{ kind: 'stored', id: { namespace: 'travel', name: 'weather' }, extras }]);
   });
 });

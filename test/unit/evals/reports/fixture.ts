@@ -54,7 +54,7 @@ const E: Outcome = 'error';
 
 /**
  * Outcomes per model and case, repeats 0..2.
- * Model A: c1 AAA (3 TP) · c2 ANA (2 TP 1 FN, flaky) · c3 NAA (1 TN 2 FP, flaky; repeat 0 invalid) · c4 EEA (1 TP 2 errors)
+ * Model A: c1 AAA (3 TP) · c2 ANA (2 TP 1 FN, flaky) · c3 NAA (repeat 0 an unusable answer, 2 FP) · c4 EEA (1 TP 2 errors)
  * Model B: c1 NNN (3 FN) · c2 AAA (3 TP) · c3 NNN (3 TN) · c4 AAE (2 TP 1 error)
  */
 const OUTCOMES: Record<string, Record<string, Outcome[]>> = {
@@ -191,22 +191,22 @@ export function fixtureSummary(): EvalSummary {
         model: MODEL_A,
         isBaseline: false,
         skills: [
-          // c1 3 TP; c2 2 TP 1 FN; c3 1 TN 2 FP. acc 6/9, precision 5/7, recall 5/6, F1 = 2PR/(P+R) = 10/13.
+          // c1 3 TP; c2 2 TP 1 FN; c3 1 unusable 2 FP. acc 5/8 (over the 8 usable answers), precision 5/7, recall 5/6, F1 = 2PR/(P+R) = 10/13.
           skill({
             skill: WEATHER,
             tp: 5,
             fp: 2,
-            tn: 1,
+            tn: 0,
             fn: 1,
             errors: 0,
             invalid: 1,
-            accuracy: 6 / 9,
+            accuracy: 5 / 8,
             precision: 5 / 7,
             recall: 5 / 6,
             f1: 10 / 13,
             cells: 9,
-            flaky_cases: ['c2', 'c3'],
-            trigger_rates: { c1: { k: 3, n: 3, errors: 0, flaky: false }, c2: { k: 2, n: 3, errors: 0, flaky: true }, c3: { k: 2, n: 3, errors: 0, flaky: true } },
+            flaky_cases: ['c2'],
+            trigger_rates: { c1: { k: 3, n: 3, errors: 0, invalid: 0, flaky: false }, c2: { k: 2, n: 3, errors: 0, invalid: 0, flaky: true }, c3: { k: 2, n: 2, errors: 0, invalid: 1, flaky: false } },
             co_activated: { [FLIGHTS]: 3 },
           }),
           // c4: 1 TP, 2 errors.

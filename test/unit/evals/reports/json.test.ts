@@ -45,8 +45,8 @@ describe('writeJsonReport', () => {
       const skills = models.flatMap((m) => m.skills as Array<Record<string, unknown>>);
       for (const s of skills) expect(Object.keys(s).slice(0, REQUIRED_SKILL_FIELDS.length)).toEqual(REQUIRED_SKILL_FIELDS);
       // The hand-computed numbers of model A / weather.
-      expect(skills[0]).toMatchObject({ skill: WEATHER, tp: 5, fp: 2, tn: 1, fn: 1, errors: 0, accuracy: 6 / 9, precision: 5 / 7, recall: 5 / 6, f1: 10 / 13 });
-      expect(skills[0]).toMatchObject({ cell_filter: { model: MODEL_A, variant: 'draft', skill: WEATHER }, counted: { tp: 5, fp: 2, tn: 1, fn: 1, errors: 0, invalid: 1, cells: 9 }, matches_cells: true });
+      expect(skills[0]).toMatchObject({ skill: WEATHER, tp: 5, fp: 2, tn: 0, fn: 1, errors: 0, accuracy: 5 / 8, precision: 5 / 7, recall: 5 / 6, f1: 10 / 13 });
+      expect(skills[0]).toMatchObject({ cell_filter: { model: MODEL_A, variant: 'draft', skill: WEATHER }, counted: { tp: 5, fp: 2, tn: 0, fn: 1, errors: 0, invalid: 1, cells: 9 }, matches_cells: true });
       expect(skills[3]).toMatchObject({ skill: FLIGHTS, tp: 2, errors: 1, matches_cells: true });
       expect(models[1]).toMatchObject({ isBaseline: true, matches_cells: true, counted: { cells: 12, errors: 1, invalid: 0 } });
 
@@ -69,12 +69,14 @@ describe('writeJsonReport', () => {
       for (const s of doc.models.flatMap((m) => m.skills)) {
         const f = s.cell_filter;
         const mine = doc.cells.filter((c) => c.model === f.model && c.variant === f.variant && c.skill === f.skill);
-        const count = (expect: string, outcome: string) => mine.filter((c) => c.expect === expect && c.outcome === outcome).length;
+        // Unusable answers are their own count, whatever the runtime did with them.
+        const count = (expect: string, outcome: string) => mine.filter((c) => c.expect === expect && c.outcome === outcome && !c.invalid).length;
         expect(count('activate', 'activated')).toBe(s.tp);
         expect(count('not_activate', 'activated')).toBe(s.fp);
         expect(count('not_activate', 'not_activated')).toBe(s.tn);
         expect(count('activate', 'not_activated')).toBe(s.fn);
         expect(mine.filter((c) => c.outcome === 'error')).toHaveLength(s.errors!);
+        expect(mine.filter((c) => c.outcome !== 'error' && c.invalid)).toHaveLength(s.invalid!);
       }
     } finally {
       await run.cleanup();

@@ -72,13 +72,14 @@ describe('writeJunitReport', () => {
     const c3 = caseOf(suiteA!, 'c3');
     expect(c3.attrs.classname).toBe(WEATHER);
     const failure = findAll(c3, 'failure')[0]!;
-    expect(failure.attrs.message).toBe('expected not_activate, got activated in 2/3 repeats (correct 1/3)');
+    // Repeat 0 was an unusable answer: never a right "not activated".
+    expect(failure.attrs.message).toBe('expected not_activate, got activated in 2/3 repeats (correct 0/3)');
     expect(failure.attrs.type).toBe('wrong_activation');
     const body = textOf(failure);
     expect(body).toContain('expected: not_activate');
-    expect(body).toContain('actual: activated 2/3, not activated 1/3, errors 0/3');
+    expect(body).toContain('actual: activated 2/3, not activated 0/3, unusable 1/3, errors 0/3');
     expect(body).toContain(`activated skills: ${WEATHER} ×2`);
-    expect(body).toContain('invalid answers: 1');
+    expect(body).toContain('unusable answers: 1');
     expect(body).toContain(`cells: ${MODEL_A}|draft|c3|0, ${MODEL_A}|draft|c3|1, ${MODEL_A}|draft|c3|2`);
 
     const c1 = caseOf(suiteB!, 'c1');

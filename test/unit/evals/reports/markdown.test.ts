@@ -65,27 +65,26 @@ describe('renderMarkdownReport', () => {
 
   it('tabulates models with rates over all skills, latency, cost and baselines labelled', () => {
     const rows = headingTable(renderMarkdownReport(fixtureHeader(), fixtureSummary()), 'Models');
-    expect(rows[0]).toEqual(['Model', 'Kind', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Invalid', 'Latency p50', 'Latency p95', 'Cost']);
-    // Model A over both skills: TP 6, FP 2, TN 1, FN 1 → accuracy 7/10, precision 6/8, recall 6/7, F1 12/15.
-    expect(rows[2]!.slice(1)).toEqual(['language model', '70.0%', '75.0%', '85.7%', '80.0%', '2', '1', '600 ms', '1.20 s', '$0.0012']);
+    expect(rows[0]).toEqual(['Model', 'Kind', 'Usable', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Unusable', 'Latency p50', 'Latency p95', 'Cost']);
+    // Model A over both skills: TP 6, FP 2, FN 1 over 9 usable of 12 cells → accuracy 6/9, precision 6/8, recall 6/7, F1 12/15.
+    expect(rows[2]!.slice(1)).toEqual(['language model', '9/12 (2 err, 1 unusable)', '66.7%', '75.0%', '85.7%', '80.0%', '2', '1', '600 ms', '1.20 s', '$0.0012']);
     // Baseline over both skills: TP 5, TN 3, FN 3 → 8/11, 5/5, 5/8, F1 10/13.
-    expect(rows[3]).toEqual(['lexical', 'baseline (not a language model)', '72.7%', '100.0%', '62.5%', '76.9%', '1', '0', '1.80 s', '2.40 s', '$0']);
+    expect(rows[3]).toEqual(['lexical', 'baseline (not a language model)', '11/12 (1 err)', '72.7%', '100.0%', '62.5%', '76.9%', '1', '0', '1.80 s', '2.40 s', '$0']);
   });
 
   it('lists per-skill rows and flaky cases with k/n', () => {
     const md = renderMarkdownReport(fixtureHeader(), fixtureSummary());
     const skills = headingTable(md, 'Skills');
     expect(skills.slice(2).map((r) => r.slice(1, 7))).toEqual([
-      ['travel/weather', '5', '2', '1', '1', '66.7%'],
+      ['travel/weather', '5', '2', '0', '1', '62.5%'],
       ['travel/flights', '1', '0', '0', '0', '100.0%'],
       ['travel/weather', '3', '0', '3', '3', '66.7%'],
       ['travel/flights', '2', '0', '0', '0', '100.0%'],
     ]);
+    // Each row says how many cells its rates rest on.
+    expect(skills[2]!.slice(10, 13)).toEqual(['8/9 (1 unusable)', '0', '1']);
     const flaky = headingTable(md, 'Flaky cases');
-    expect(flaky.slice(2).map((r) => [r[2], r[4]])).toEqual([
-      ['c2', '2/3'],
-      ['c3', '2/3'],
-    ]);
+    expect(flaky.slice(2).map((r) => [r[2], r[4]])).toEqual([['c2', '2/3']]);
     expect(flaky[2]![5]).toContain('&lt;script&gt;');
   });
 

@@ -158,7 +158,7 @@ describe('MatrixModel', () => {
   it('names failure kinds from what a cell holds', () => {
     const c = cases[0]!;
     expect(failureKind(cell('m', 'draft', c, 0, 'activated'))).toBeUndefined();
-    expect(failureKind(cell('m', 'draft', c, 0, 'not_activated', { invalid: true }) as MatrixCell)).toBe('invalid answer');
+    expect(failureKind(cell('m', 'draft', c, 0, 'not_activated', { invalid: true }) as MatrixCell)).toBe('unusable answer');
     expect(failureKind(cell('m', 'draft', c, 0, 'error', { error: 'HTTP 500 from 127.0.0.1:4000. retry' }))).toBe('error: HTTP # from #');
   });
 });
