@@ -18,6 +18,17 @@ export default defineConfig({
     rollupOptions: {
       input: { index: 'index.html', validationWorker: 'validationWorker.ts' },
       output: {
+        // Monaco's own modules are one chunk named `monaco`, loaded with the first editor or diff
+        // tab: the browser tests check by this name that the first paint does not download it.
+        // A group takes its modules' imports along; Vite's preload helper (Monaco's lazy JSON mode
+        // uses it, and so does every lazy view) gets a chunk of its own first, or the first chunk
+        // would import Monaco's to reach it.
+        codeSplitting: {
+          groups: [
+            { name: 'preload-helper', test: /vite[\\/]preload-helper/, priority: 2 },
+            { name: 'monaco', test: /[\\/]node_modules[\\/]monaco-editor[\\/]/, priority: 1 },
+          ],
+        },
         entryFileNames: (chunk) => (chunk.name === 'validationWorker' ? '[name].js' : 'assets/[name]-[hash].js'),
       },
     },

@@ -6,7 +6,9 @@
  */
 import type { IpcRenderer, IpcRendererEvent } from 'electron';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL, type WorkbenchBridge } from '../core/api/bridge';
-import { isWorkbenchEvent, isWorkbenchMethod, type Envelope, type WorkbenchEvent } from '../core/api/contract';
+import type { Envelope, WorkbenchEvent } from '../core/api/contract';
+// The names alone: the preload checks names and never parses parameters, so it does not bundle zod.
+import { isWorkbenchEvent, isWorkbenchMethod } from '../core/api/names';
 
 /** The part of `ipcRenderer` the bridge uses, with Electron's signatures (the chaining return value aside). */
 export interface IpcRendererPort {

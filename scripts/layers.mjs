@@ -25,6 +25,7 @@ export const ISOMORPHIC = [
   'core/interop/importSkill.ts',
   'core/interop/exportSkill.ts',
   'core/api/contract*.ts',
+  'core/api/names.ts',
   'core/api/bridge.ts',
   'core/api/client.ts',
   'core/api/csp.ts',

@@ -4,20 +4,11 @@
  * {@link WorkbenchApiError}s, and event subscription. The renderer picks a
  * transport (IPC bridge or HTTP + WebSocket) and is otherwise unaware of it.
  *
- * Isomorphic: no `node:` imports.
+ * Isomorphic: no `node:` imports. It takes only types from the contract and
+ * its names from `names.ts`, so a page bundling it does not bundle zod.
  */
-import {
-  METHOD_NAMES,
-  isWorkbenchEvent,
-  isWorkbenchMethod,
-  type Envelope,
-  type WorkbenchApi,
-  type WorkbenchEvent,
-  type WorkbenchEvents,
-  type WorkbenchMethod,
-  type WorkbenchParams,
-  type WorkbenchResults,
-} from './contract';
+import type { Envelope, WorkbenchApi, WorkbenchEvent, WorkbenchEvents, WorkbenchMethod, WorkbenchParams, WorkbenchResults } from './contract';
+import { METHOD_NAMES, isWorkbenchEvent, isWorkbenchMethod } from './names';
 import { WorkbenchApiError } from './errors';
 
 /** What a transport does: move one call's envelope, and deliver events. */

@@ -26,31 +26,20 @@ import type { SelectionTrace } from '../selector/select';
 import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
 import type { CheckedProposal, DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
 import type { SkillExportReport, SkillImportReport } from '../interop/types';
-import { STORE_ERROR_STATUS } from '../store/errors';
+import type { WorkbenchErrorCode, WorkbenchEventName, WorkbenchMethodName } from './names';
+
+export { EVENT_NAMES, METHOD_NAMES, isWorkbenchEvent, isWorkbenchMethod } from './names';
+
+/** True when `A` and `B` are the same union (compile-time checks against `names.ts`). */
+type SameUnion<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type AssertTrue<T extends true> = T;
 
 // ---------------------------------------------------------------------------
 // Errors.
 
-/**
- * Error codes and the HTTP status each maps to. The first block is the store
- * taxonomy (guide section 11); the rest are the workbench's own.
- */
-export const ERROR_STATUS = {
-  ...STORE_ERROR_STATUS,
-  /** A model could not answer (every attempt of the chain failed). */
-  model_unavailable: 503,
-  /** The saved connection secrets cannot be decrypted (missing or wrong key). */
-  secrets_locked: 423,
-  /** The operation was stopped by the user. */
-  cancelled: 499,
-  /** The host does not serve this method (not wired here). */
-  not_implemented: 501,
-  /** A bug: the message asks for a report; details never carry a stack. */
-  internal: 500,
-} as const;
-
-/** A stable error code. */
-export type WorkbenchErrorCode = keyof typeof ERROR_STATUS;
+// The error codes live with the method and event names in `names.ts`, which
+// code that must not bundle zod (the preload, the renderer's client) imports.
+export { ERROR_STATUS, type WorkbenchErrorCode } from './names';
 
 /** What the user must reconcile after a 412 on publish: a three-way merge's inputs. */
 export interface PublishConflict {
@@ -1377,13 +1366,8 @@ export type WorkbenchParsedParams = { [M in WorkbenchMethod]: z.output<(typeof M
 /** The result of each method. */
 export type WorkbenchResults = { [M in WorkbenchMethod]: Exclude<(typeof METHODS)[M]['result'], undefined> };
 
-/** Method names, sorted. */
-export const METHOD_NAMES: readonly WorkbenchMethod[] = Object.freeze((Object.keys(METHODS) as WorkbenchMethod[]).sort());
-
-/** True when `name` is a method of the contract. */
-export function isWorkbenchMethod(name: unknown): name is WorkbenchMethod {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(METHODS, name);
-}
+// `names.ts` lists the same methods without their schemas: a method added here and not there fails to compile.
+type _MethodNamesInStep = AssertTrue<SameUnion<WorkbenchMethod, WorkbenchMethodName>>;
 
 /** The typed API a client offers: one async function per method. */
 export type WorkbenchApi = {
@@ -1454,27 +1438,8 @@ export interface StoreChange {
   at: string;
 }
 
-const EVENT_SET: Record<WorkbenchEvent, true> = {
-  'connections.changed': true,
-  'workspace.changed': true,
-  'drafts.changed': true,
-  'evals.started': true,
-  'evals.progressed': true,
-  'evals.finished': true,
-  'optimize.progressed': true,
-  'optimize.finished': true,
-  'reviews.changed': true,
-  'store.changed': true,
-  'menu.selected': true,
-};
-
-/** Event names, sorted. */
-export const EVENT_NAMES: readonly WorkbenchEvent[] = Object.freeze((Object.keys(EVENT_SET) as WorkbenchEvent[]).sort());
-
-/** True when `name` is an event of the contract. */
-export function isWorkbenchEvent(name: unknown): name is WorkbenchEvent {
-  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(EVENT_SET, name);
-}
+// `names.ts` lists the same events without their payloads: an event added here and not there fails to compile.
+type _EventNamesInStep = AssertTrue<SameUnion<WorkbenchEvent, WorkbenchEventName>>;
 
 /** A listener of one event. */
 export type EventListener<E extends WorkbenchEvent> = (payload: WorkbenchEvents[E]) => void;

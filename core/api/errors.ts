@@ -9,7 +9,8 @@
  */
 import { WorkbenchError } from '../errors';
 import type { Finding } from '../package/types';
-import { ERROR_STATUS, type PublishConflict, type WorkbenchErrorData } from './contract';
+import type { PublishConflict, WorkbenchErrorData } from './contract';
+import { ERROR_STATUS } from './names';
 
 /** Longest message that crosses; longer ones are cut (a message is a sentence, not a dump). */
 const MAX_MESSAGE_CHARS = 2000;

@@ -9,8 +9,7 @@ import { useEditorStore } from '../editor/useEditorStore';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 import type { PackageSourceRef } from '../shell/intents';
 import { useTabsStore } from '../shell/useTabsStore';
-import type { ViewModule } from '../shell/views';
-import { DiffView } from './DiffView';
+import { lazyView, type ViewModule } from '../shell/views';
 import { pick, PickerHost } from './Picker';
 import { sideSkill, sideTitle, type DiffSide } from './sides';
 import { visibleControls } from '../shell/SafeText';
@@ -96,7 +95,7 @@ provideEditorActions({
 
 export const diffModule: ViewModule = {
   id: 'diff',
-  tabViews: [{ kind: 'diff', scope: 'diff', component: DiffView, icon: 'diff' }],
+  tabViews: [{ kind: 'diff', scope: 'diff', component: lazyView(async () => (await import('./DiffView')).DiffView), icon: 'diff' }],
   extensions: [PickerHost],
   intents: {
     'skill.diff': ({ before, after }) => {

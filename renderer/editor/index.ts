@@ -6,8 +6,7 @@ import type { SkillId } from '../../core/package/types';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { visibleControls } from '../shell/SafeText';
 import { useTabsStore } from '../shell/useTabsStore';
-import type { ViewModule } from '../shell/views';
-import { PackageEditor } from './PackageEditor';
+import { lazyView, type ViewModule } from '../shell/views';
 import { editorTabId } from './useEditorStore';
 
 function connectionLabel(name: string): string {
@@ -29,7 +28,7 @@ export function openEditor(connection: string, skill: SkillId, options: { previe
 
 export const editorModule: ViewModule = {
   id: 'editor',
-  tabViews: [{ kind: 'editor', scope: 'editor', component: PackageEditor, icon: 'json' }],
+  tabViews: [{ kind: 'editor', scope: 'editor', component: lazyView(async () => (await import('./PackageEditor')).PackageEditor), icon: 'json' }],
   intents: {
     'skill.edit': ({ connection, skill, preview }) => {
       openEditor(connection, skill, preview === undefined ? {} : { preview });

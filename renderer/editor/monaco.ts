@@ -43,6 +43,7 @@ import '../../node_modules/monaco-editor/esm/vs/base/browser/ui/codicons/codicon
 import { jsonDefaults } from 'monaco-editor/languages/features/json/register';
 import EditorWorker from 'monaco-editor/editor/editor.worker?worker';
 import JsonWorker from 'monaco-editor/languages/features/json/json.worker?worker';
+import { monacoLoaded } from './loadedMonaco';
 
 (globalThis as { MonacoEnvironment?: monaco.Environment }).MonacoEnvironment = {
   getWorker: (_id: string, label: string) => (label === 'json' ? new JsonWorker() : new EditorWorker()),
@@ -102,5 +103,7 @@ if (typeof MutationObserver === 'function' && typeof document !== 'undefined') {
     monaco.editor.setTheme(next);
   }).observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
 }
+
+monacoLoaded(monaco);
 
 export { monaco };

@@ -6,9 +6,7 @@
 import { useEffect } from 'react';
 import { useCommands } from '../shell/commands';
 import { useLayoutStore } from '../shell/useLayoutStore';
-import { useShellRoot, type ViewModule } from '../shell/views';
-import { EvalRun } from './EvalRun';
-import { EvalSetup } from './EvalSetup';
+import { lazyView, useShellRoot, type ViewModule } from '../shell/views';
 import { RunsPanel } from './RunsPanel';
 import { RUN_KIND, SETUP_KIND, openSetupTab } from './tabs';
 import { subscribeEvals } from './useEvalsStore';
@@ -28,8 +26,8 @@ function EvalsExtension() {
 export const evalsModule: ViewModule = {
   id: 'evals',
   tabViews: [
-    { kind: SETUP_KIND, scope: 'evals', component: EvalSetup, icon: 'beaker' },
-    { kind: RUN_KIND, scope: 'evals', component: EvalRun, icon: 'table' },
+    { kind: SETUP_KIND, scope: 'evals', component: lazyView(async () => (await import('./EvalSetup')).EvalSetup), icon: 'beaker' },
+    { kind: RUN_KIND, scope: 'evals', component: lazyView(async () => (await import('./EvalRun')).EvalRun), icon: 'table' },
   ],
   activities: [{ id: 'evals', title: 'Evaluations', icon: 'beaker', order: 40, panel: RunsPanel, command: 'evals.showRuns' }],
   extensions: [EvalsExtension],

@@ -1,6 +1,7 @@
 /** Opening the evaluation tabs: one setup tab per skill, one tab per run. */
 import { focusActiveTab } from '../shell/shellFocus';
 import { useTabsStore } from '../shell/useTabsStore';
+import { useEvalsStore } from './useEvalsStore';
 
 /** Tab kinds of the evaluation views. */
 export const SETUP_KIND = 'evals.setup';
@@ -21,6 +22,13 @@ export function openSetupTab(options: { connection?: string; skill?: string } = 
 
 /** Opens (or focuses) a run's live and results view. */
 export function openRunTab(run: string, title?: string): void {
+  // Start reading the run now, not when its view mounts: the view's code may still be on its
+  // way (a lazy chunk), and the live cells that land meanwhile are kept only for a run being read.
+  // A failure here is shown by the view, whose own load asks again.
+  useEvalsStore
+    .getState()
+    .load(run)
+    .catch(() => undefined);
   useTabsStore.getState().open({ id: `evals.run:${run}`, kind: RUN_KIND, title: title ?? `Run ${run.slice(0, 8)}`, description: `evaluation run ${run}`, params: { run } });
   setTimeout(focusActiveTab, 0);
 }

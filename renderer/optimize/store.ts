@@ -5,7 +5,7 @@
  */
 import { create } from 'zustand';
 import type { EditorRef } from '../editor/actions';
-import { monaco } from '../editor/monaco';
+import { loadedMonaco } from '../editor/loadedMonaco';
 import { useEditorStore } from '../editor/useEditorStore';
 
 /** The panel shown, if any. */
@@ -32,6 +32,8 @@ export function draftText(editor: EditorRef): string | undefined {
  * back). Returns false when the editor is no longer open.
  */
 export function replaceDraftText(editor: EditorRef, text: string): boolean {
+  const monaco = loadedMonaco();
+  if (!monaco) return false;
   const uri = monaco.Uri.from({ scheme: 'skill', authority: editor.connection, path: `/${editor.skill.namespace}/${editor.skill.name}.json` });
   const model = monaco.editor.getModel(uri);
   if (!model || model.isDisposed()) return false;

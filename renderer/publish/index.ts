@@ -5,8 +5,7 @@
  */
 import { provideEditorActions } from '../editor/actions';
 import { useTabsStore } from '../shell/useTabsStore';
-import type { ViewModule } from '../shell/views';
-import { MergeView } from './MergeView';
+import { lazyView, type ViewModule } from '../shell/views';
 import { onPublishConflict, requestPublish } from './publish';
 import { PublishDialog } from './PublishDialog';
 import './publish.css';
@@ -26,6 +25,6 @@ onPublishConflict((request) => {
 
 export const publishModule: ViewModule = {
   id: 'publish',
-  tabViews: [{ kind: 'merge', scope: 'merge', component: MergeView, icon: 'git-merge' }],
+  tabViews: [{ kind: 'merge', scope: 'merge', component: lazyView(async () => (await import('./MergeView')).MergeView), icon: 'git-merge' }],
   extensions: [PublishDialog],
 };

@@ -3,7 +3,7 @@
  * environment colour. Inactive tabs stay mounted (hidden) so an editor keeps its
  * undo stack and a catalog its scroll position.
  */
-import { createContext, useContext, useEffect, useRef, type RefObject } from 'react';
+import { Component, createContext, Suspense, useContext, useEffect, useRef, type ReactNode, type RefObject } from 'react';
 import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
 import { closeTabs } from './guard';
 import { Glyph } from './icons';
@@ -90,6 +90,44 @@ export function TabStrip() {
   );
 }
 
+/**
+ * A view's code arrives on first open (see `lazyView`); when that download
+ * fails (the server stopped, a build replaced under a running page) the tab
+ * says so instead of the whole workbench going blank. Other tabs keep working.
+ */
+class ViewLoadBoundary extends Component<{ kind: string; children: ReactNode }, { error?: string }> {
+  override state: { error?: string } = {};
+
+  static getDerivedStateFromError(error: unknown): { error: string } {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+
+  override render() {
+    if (this.state.error === undefined) return this.props.children;
+    return (
+      <div className="empty-state" role="alert" data-testid="tab-load-error">
+        <strong>This tab could not be shown</strong>
+        <span>
+          Its view ({this.props.kind}) failed: {this.state.error}. Reload the window (F5) to try again; your drafts are saved.
+        </span>
+      </div>
+    );
+  }
+}
+
+/**
+ * Mounts with the view, once its code has arrived: focus moved into the tab
+ * while it was loading rests on the panel itself, so it goes on to the
+ * view's `data-autofocus` element as it would have for a view already loaded.
+ */
+function FocusOnArrival({ panel }: { panel: RefObject<HTMLDivElement | null> }) {
+  useEffect(() => {
+    const root = panel.current;
+    if (root && document.activeElement === root) root.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+  }, [panel]);
+  return null;
+}
+
 function TabPanel({ tab, active }: { tab: Tab; active: boolean }) {
   const { tabView } = useRegistry();
   const ref = useRef<HTMLDivElement>(null);
@@ -108,7 +146,18 @@ function TabPanel({ tab, active }: { tab: Tab; active: boolean }) {
     >
       <TabScopeContext.Provider value={ref}>
         {View ? (
-          <View tab={tab} active={active} />
+          <ViewLoadBoundary kind={tab.kind}>
+            <Suspense
+              fallback={
+                <div className="empty-state" role="status" data-testid="tab-loading">
+                  <span>Loading…</span>
+                </div>
+              }
+            >
+              <View tab={tab} active={active} />
+              <FocusOnArrival panel={ref} />
+            </Suspense>
+          </ViewLoadBoundary>
         ) : (
           <div className="empty-state">
             <strong>This tab cannot be shown</strong>

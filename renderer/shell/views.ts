@@ -4,7 +4,7 @@
  * `App.tsx` lists the modules; the shell renders whatever they contribute. To
  * add a view, write its module and add one line to `App.tsx`.
  */
-import { createContext, useContext, type ComponentType, type RefObject } from 'react';
+import { createContext, lazy, useContext, type ComponentType, type RefObject } from 'react';
 import type { IntentHandlers } from './intents';
 import type { Scope } from './keymap';
 import type { Tab } from './useTabsStore';
@@ -14,6 +14,18 @@ export interface TabViewProps {
   tab: Tab;
   /** Whether it is the visible tab (inactive tabs stay mounted but hidden). */
   active: boolean;
+}
+
+/**
+ * A tab view loaded when a tab of its kind is first shown: its module, and what
+ * only it imports (Monaco, for the editor and the diff), becomes a chunk of
+ * its own, so the workbench's first paint does not download it. The tab panel
+ * shows a loading line meanwhile (see `Tabs.tsx`). Keep the view's module
+ * imported from here only: a static import elsewhere puts it back in the
+ * first chunk.
+ */
+export function lazyView(load: () => Promise<ComponentType<TabViewProps>>): ComponentType<TabViewProps> {
+  return lazy(async () => ({ default: await load() }));
 }
 
 /** A kind of tab. */

@@ -9,10 +9,12 @@ import { performance } from 'node:perf_hooks';
 export interface BenchRow {
   suite: string;
   name: string;
-  /** Median time of one operation in milliseconds. */
+  /** Median time of one operation in milliseconds (or a figure in `unit`). */
   medianMs: number;
   baselineName: string;
   baselineMs: number;
+  /** The unit of `medianMs` and `baselineMs` when they are not milliseconds (a size row says "KB"). */
+  unit?: string;
   /** medianMs / baselineMs. */
   ratio: number;
   /** The figure an issue asks for, in words (e.g. "< 2 ms", "ratio <= 4"). */
@@ -68,15 +70,19 @@ export async function compare(
   return { subjectMs: median(a), baselineMs: median(b) };
 }
 
+function figure(value: number, unit: string | undefined): string {
+  return unit === undefined ? value.toFixed(3) : `${value.toFixed(1)} ${unit}`;
+}
+
 /** Formats rows as a fixed-width table. */
 export function formatTable(rows: BenchRow[]): string {
   const header = ['suite', 'case', 'median ms', 'baseline', 'baseline ms', 'ratio', 'target', 'met', 'note'];
   const body = rows.map((r) => [
     r.suite,
     r.name,
-    r.medianMs.toFixed(3),
+    figure(r.medianMs, r.unit),
     r.baselineName,
-    r.baselineMs.toFixed(3),
+    figure(r.baselineMs, r.unit),
     r.ratio.toFixed(2),
     r.target,
     r.met === undefined ? '' : r.met ? 'yes' : 'NO',

@@ -7,6 +7,7 @@ import { formatTable, type BenchRow } from './harness';
 
 const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
   cli: () => import('./cli'),
+  bundle: () => import('./bundle'),
   package: () => import('./package'),
   'store-local': () => import('./store'),
   'store-redis': () => import('./redis'),

@@ -19,6 +19,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, OptimizeRunView, PackageRevision, PublishOutcome } from '../../core/api/contract';
+import { playwrightChord } from '../../renderer/shell/keys';
 import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
@@ -32,6 +33,32 @@ describe('package editor (journey 1)', () => {
   }, E2E_SETUP_TIMEOUT_MS);
   afterAll(async () => {
     await app?.close();
+  });
+
+  it('downloads Monaco only when an editor opens, not for the catalog', { timeout: E2E_TIMEOUT_MS }, async () => {
+    // Every script the page fetches, from the sign-in on (module preloads and lazy chunks alike).
+    const scripts: string[] = [];
+    const page = await app.page(undefined, {
+      beforeSignIn: (p) =>
+        p.on('request', (request) => {
+          const path = new URL(request.url()).pathname;
+          if (path.endsWith('.js')) scripts.push(path.slice(path.lastIndexOf('/') + 1));
+        }),
+    });
+    const monacoChunks = () => scripts.filter((name) => /^monaco-[\w-]+\.js$/.test(name));
+    // The catalog (Mod+Shift+E) painted its rows, and a skill's preview opened from it.
+    await page.getByTestId('connection-row-default').waitFor();
+    await page.keyboard.press(playwrightChord('Mod+Shift+E'));
+    await page.getByTestId(`catalog-row-${SKILL.namespace}/${SKILL.name}`).click();
+    await page.getByTestId(`catalog-preview-${SKILL.namespace}/${SKILL.name}`).waitFor();
+    expect(scripts.some((name) => /^index-[\w-]+\.js$/.test(name))).toBe(true);
+    expect(monacoChunks()).toEqual([]);
+    expect(scripts.filter((name) => /^(PackageEditor|DiffView|MergeView)-/.test(name))).toEqual([]);
+
+    await openEditor(page);
+    expect(monacoChunks()).not.toEqual([]);
+    expect(scripts.some((name) => name.startsWith('PackageEditor-'))).toBe(true);
+    expect(pageErrors(page)).toEqual([]);
   });
 
   it('edits, validates, diffs and publishes without a mouse', { timeout: E2E_TIMEOUT_MS }, async () => {

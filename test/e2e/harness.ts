@@ -187,8 +187,11 @@ export interface App {
   pid: number;
   /** Everything the server wrote to stderr so far. */
   serverLog(): string;
-  /** A new browser context (of the shared browser) and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it. */
-  page(viewport?: { width: number; height: number }): Promise<Page>;
+  /**
+   * A new browser context (of the shared browser) and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it.
+   * `beforeSignIn` sees the page before its first navigation (to watch every request the workbench makes from the start).
+   */
+  page(viewport?: { width: number; height: number }, options?: { beforeSignIn?: (page: Page) => void }): Promise<Page>;
   /** Calls a WorkbenchApi method over HTTP with the bearer token, as a script would. */
   call<T = unknown>(method: string, params?: unknown): Promise<T>;
   close(): Promise<void>;
@@ -245,7 +248,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     browser: shared,
     pid: child.pid!,
     serverLog: () => stderr,
-    async page(viewport = VIEWPORTS[0]) {
+    async page(viewport = VIEWPORTS[0], options = {}) {
       const context = await shared.newContext({ viewport: { ...viewport }, colorScheme: 'dark', reducedMotion: 'reduce' });
       context.setDefaultTimeout(UI_WAIT_MS);
       context.setDefaultNavigationTimeout(NAVIGATION_WAIT_MS);
@@ -254,6 +257,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       ERRORS.set(page, errors);
+      options.beforeSignIn?.(page);
       await page.goto(await signInLink());
       await page.getByTestId('shell').waitFor();
       return page;
