@@ -18,14 +18,30 @@ export function parse<O extends Options>(args: string[], options: O, opts: { all
   }
 }
 
-/** Parses a positive integer flag value (at most `max`, when given) or throws a usage error naming the flag and its bound. */
+/**
+ * A positive integer as typed, exactly: digits that a double would round (past
+ * 2^53 - 1) are refused rather than silently read as a neighbouring number.
+ */
+function exactPositive(digits: string, flag: string): number {
+  const n = Number(digits);
+  if (!Number.isSafeInteger(n)) throw new UsageError(`${flag}: ${digits.length > 40 ? `${digits.slice(0, 40)}…` : digits} is too large (at most ${Number.MAX_SAFE_INTEGER})`);
+  return n;
+}
+
+/** Parses a positive integer flag value (at most `max` when given, and never past 2^53 - 1) or throws a usage error naming the flag and its bound. */
 export function positiveInt(value: string | undefined, flag: string, max?: number): number | undefined {
   if (value === undefined) return undefined;
   const bound = max === undefined ? '' : ` up to ${max}`;
   if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`${flag} must be a positive integer${bound}, got '${value}'`);
-  const n = Number(value);
-  if (max !== undefined && !(n <= max)) throw new UsageError(`${flag} must be a positive integer${bound}, got '${value}'`);
-  return n;
+  if (max !== undefined && !(Number(value) <= max)) throw new UsageError(`${flag} must be a positive integer${bound}, got '${value}'`);
+  return exactPositive(value, flag);
+}
+
+/** Parses `FROM-TO` (positive integers, each at most 2^53 - 1) or throws a usage error naming the flag. */
+export function positiveIntRange(value: string, flag: string): { from: number; to: number } {
+  const m = /^([1-9][0-9]*)-([1-9][0-9]*)$/.exec(value);
+  if (!m) throw new UsageError(`${flag} must be FROM-TO with positive integers, got '${value}'`);
+  return { from: exactPositive(m[1]!, flag), to: exactPositive(m[2]!, flag) };
 }
 
 /** Parses a fraction flag value from 0 to 1 or throws a usage error naming the flag. */

@@ -129,8 +129,8 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
     return await command.run(args, io);
   } catch (error) {
     if (error instanceof UsageError) {
-      say(io, `skillbench ${name}: ${error.message}`);
-      say(io, command.usage);
+      // The problem and where the options are explained; the whole usage text would bury the one line that matters.
+      say(io, `skillbench ${name}: ${error.message.replace(/[.\s]+$/, '')} (see 'skillbench ${name} --help')`);
       return EXIT.usage;
     }
     if (isExpected(error)) {

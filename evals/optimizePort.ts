@@ -29,7 +29,7 @@ import { openModel as openEngineModel, safeParseModelSpec } from '../core/models
 import type { ModelClient } from '../core/models/types';
 import { skillKey, type SkillId } from '../core/package/types';
 import { validatePackage } from '../core/package/validate';
-import { extraCasesFile, type DraftTarget } from '../core/workspace/targets';
+import { workspaceExtraCases, type DraftTarget } from '../core/workspace/targets';
 import { AnswerCache } from './cache';
 import { freshSeed, optimizeDescription, type CandidateReport, type OptimizeEvent, type OptimizeReport } from './optimize';
 import { openProposer, type DescriptionProposer } from './proposers';
@@ -213,7 +213,7 @@ export function optimizeHandlers(
         const abs = join(scratch, `${source.skill.name}.json`);
         await writeFile(abs, source.text, { mode: 0o600 });
         const ws = host.workspace();
-        const extras = ws ? await extraCasesFile(join(ws, 'skills', 'packages'), source.skill) : undefined;
+        const extras = ws ? await workspaceExtraCases(ws, source.skill) : undefined;
         const target: DraftTarget = { kind: 'draft', id: source.skill, file: source.file, abs, ...(extras && { extras }) };
         const result = await host.useStore(request.connection, (store, label) =>
           optimizeDescription({

@@ -18,7 +18,7 @@
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type {
   EvalCatalogView,
   EvalCell,
@@ -39,6 +39,7 @@ import { writeFileAtomic } from '../core/fs/atomic';
 import { openModel } from '../core/models/index';
 import { catalogConsequence } from '../core/report/catalog';
 import type { SkillStore } from '../core/store/types';
+import { expectInside } from '../core/workspace/confine';
 import { resolveTargets, workspaceExtraCases, type Target } from '../core/workspace/targets';
 import { AnswerCache } from './cache';
 import { type ModelProgress, type RunProgress } from './runner';
@@ -195,6 +196,12 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
           } else if (t.kind === 'file') {
             if (!ws) throw new WorkbenchError('invalid_request', `no workspace is open to read ${t.path} from`, { details: { pointer } });
             const resolved = await resolveTargets([t.path], { cwd: ws });
+            // The engine opens these files itself: none may be reached through a link leading out of the workspace.
+            for (const target of resolved.targets) {
+              if (target.kind !== 'draft') continue;
+              await expectInside(ws, target.abs, target.file);
+              if (target.extras) await expectInside(ws, target.extras, relative(ws, target.extras));
+            }
             out.push(...resolved.targets);
           } else {
             if (!host.draft) throw new WorkbenchError('not_implemented', 'this host keeps no drafts to evaluate', { details: { pointer } });

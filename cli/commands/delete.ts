@@ -2,7 +2,7 @@
  * `skillbench delete NS/NAME`: guarded deletion of one old version or an inclusive
  * range. Published and published−1 are protected; a repeat is a no-op.
  */
-import { parse, positiveInt } from '../args';
+import { parse, positiveInt, positiveIntRange } from '../args';
 import { EXIT, UsageError } from '../exit';
 import { type CliIo, printJson, say } from '../io';
 import type { Command } from '../main';
@@ -22,12 +22,6 @@ protected; the range is atomic (all or nothing); numbers are never reused.
   --reason TEXT    the audit reason
   --json           print the result as JSON on stdout`;
 
-function parseRange(text: string): { from: number; to: number } {
-  const m = /^([1-9][0-9]*)-([1-9][0-9]*)$/.exec(text);
-  if (!m) throw new UsageError(`--range must be FROM-TO with positive integers, got '${text}'`);
-  return { from: Number(m[1]), to: Number(m[2]) };
-}
-
 async function run(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(args, {
     from: { type: 'string' },
@@ -41,7 +35,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const id = skillArg(positionals[0]);
   if ((values.version === undefined) === (values.range === undefined)) throw new UsageError('give exactly one of --version or --range');
   const single = positiveInt(values.version, '--version');
-  const range = single !== undefined ? { from: single, to: single } : parseRange(values.range ?? '');
+  const range = single !== undefined ? { from: single, to: single } : positiveIntRange(values.range ?? '', '--range');
   const json = values.json === true;
   const ifMatch = etagArg(values['if-match']);
   return withStore(io, values.from, { command: 'delete', json, delete: true }, async (store) => {

@@ -102,9 +102,10 @@ export const idempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7
 
 /**
  * No NUL or other control character: no file system stores one in a name, and
- * Node's refusal of a NUL would quote the whole absolute path back.
+ * Node's refusal of a NUL would quote the whole absolute path back. A zod
+ * `refine` pair: `schema.refine(...noControlCharacters('a folder'))`.
  */
-const noControlCharacters = (what: string) =>
+export const noControlCharacters = (what: string) =>
   [(p: string) => ![...p].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), `${what} must not contain a NUL or another control character`] as const;
 
 /** A workspace-relative path with `/` separators (never absolute, never `..`). */
@@ -1400,7 +1401,7 @@ export const METHODS = {
    */
   'interop.import': method<SkillImportReport>()(
     z.strictObject({
-      paths: z.array(z.string().min(1).max(4096)).min(1).max(100),
+      paths: z.array(folderSchema).min(1).max(100),
       namespace: slug('a namespace'),
       overwrite: z.boolean().default(false),
       dry_run: z.boolean().default(false),
@@ -1418,7 +1419,7 @@ export const METHODS = {
         z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
         z.strictObject({ kind: z.literal('file'), path: workspacePathSchema }),
       ]),
-      to: z.string().min(1).max(4096),
+      to: folderSchema,
       overwrite: z.boolean().default(false),
       dry_run: z.boolean().default(false),
     }),

@@ -13,11 +13,11 @@ import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
-import { removeStaleTemporaries, writeFileAtomic } from '../fs/atomic';
+import { removeStaleTemporaries } from '../fs/atomic';
+import { isInside, readInside, writeInside } from '../workspace/confine';
 import { discoverPackages, packagesFolder } from '../workspace/discover';
-import { DraftStore, fileDraftId, hashText, isDirty, storeDraftId, type DraftRecord } from '../workspace/drafts';
+import { DraftStore, fileDraftId, hashText, isDirty, revisionOf, storeDraftId, type DraftRecord } from '../workspace/drafts';
 import { identityFromPath } from '../workspace/identity';
-import { readFileBounded } from '../workspace/read';
 import { watchWorkspace, type WatchOptions, type WorkspaceWatcher } from '../workspace/watch';
 import type { DraftView, WorkspaceEntry, WorkspaceFile, WorkspaceView } from './contract';
 import type { EventHub } from './events';
@@ -61,6 +61,8 @@ function writeFailure(error: unknown, what: string, file?: string): WorkbenchErr
 /** Removes what killed writers left in the package folders of `root` (hidden temporary files of dead processes). */
 async function sweepWorkspace(root: string): Promise<void> {
   const folder = await packagesFolder(root);
+  // Never in a folder a link leads to outside the workspace.
+  if (!isInside(root, await realpath(folder).catch(() => root))) return;
   await removeStaleTemporaries(folder);
   const namespaces = await readdir(folder, { withFileTypes: true }).catch(() => []);
   for (const ns of namespaces) {
@@ -113,10 +115,10 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
 
   const fileOf = (ws: OpenWorkspace, path: string): string => join(ws.root, ...path.split('/'));
 
-  /** The bytes of a workspace file, or undefined when it does not exist. */
+  /** The bytes of a workspace file (confined to the workspace: see core/workspace/confine), or undefined when it does not exist. */
   const readBytes = async (ws: OpenWorkspace, path: string): Promise<Uint8Array | undefined> => {
     try {
-      return await readFileBounded(fileOf(ws, path), MAX_WORKSPACE_FILE_BYTES, path);
+      return await readInside(ws.root, path, MAX_WORKSPACE_FILE_BYTES);
     } catch (error) {
       if (error instanceof WorkbenchError && error.code === 'not_found') return undefined;
       if (error instanceof WorkbenchError) throw new WorkbenchError(error.code, error.message, { details: { ...error.details, file: path } });
@@ -153,13 +155,23 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
     return out;
   };
 
-  /** Keeps a draft after its base moved: saved when it has edits, otherwise only held (nothing left to recover). */
+  /**
+   * Keeps a draft after its base moved: saved when it has edits, otherwise only held
+   * (nothing left to recover). `record` is as just read: both are compare-and-swaps
+   * on its revision, so a draft another process saved meanwhile is never lost.
+   */
   const keep = async (record: DraftRecord): Promise<void> => {
-    if (isDirty(record)) await drafts.save(record);
+    if (isDirty(record)) await drafts.save(record, revisionOf(record));
     else {
-      await drafts.discard(record.id);
-      drafts.hold(record);
+      await drafts.discard(record.id, revisionOf(record));
+      drafts.hold({ ...record, revision: 0 });
     }
+  };
+
+  /** A draft handed to an editor: its next save from here is based on the revision shown. */
+  const shown = async (record: DraftRecord, conflict?: DraftView['conflict']): Promise<DraftView> => {
+    drafts.shownAt(record);
+    return view(record, conflict);
   };
 
   const visibleDrafts = async (): Promise<DraftRecord[]> =>
@@ -258,7 +270,8 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
         }
         if (onDisk !== hash) {
           try {
-            await writeFileAtomic(fileOf(ws, params.path), params.text, { mkdirs: true });
+            // Only package files below skills/packages, never through a link out of the workspace.
+            await writeInside(ws.root, params.path, params.text, { mkdirs: true });
           } catch (error) {
             throw writeFailure(error, params.path, params.path);
           }
@@ -281,11 +294,13 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
       return { drafts: await Promise.all((await visibleDrafts()).map((r) => view(r))) };
     },
 
-    'drafts.get': async (params) => view(await requireDraft(params.id)),
+    // A reload: the editor now holds this revision, and saves on top of it.
+    'drafts.get': async (params) => shown(await requireDraft(params.id)),
 
     'drafts.save': async (params) => {
       const record = await requireDraft(params.id);
-      const saved = await drafts.save({ ...record, text: params.text, updated_at: new Date().toISOString() }).catch((error: unknown) => {
+      // Based on what this process's editor was shown, not on what is on the disk now: another window's save in between is a conflict.
+      const saved = await drafts.save({ ...record, text: params.text, updated_at: new Date().toISOString() }, drafts.shownRevision(record.id)).catch((error: unknown) => {
         throw writeFailure(error, 'the draft');
       });
       const draft = await view(saved);
@@ -294,7 +309,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
     },
 
     'drafts.discard': async (params) => {
-      const discarded = await drafts.discard(params.id);
+      const discarded = await drafts.discard(params.id, drafts.shownRevision(params.id));
       if (discarded) events.emit('drafts.changed', { kind: 'discarded', id: params.id });
       return { discarded };
     },
@@ -303,7 +318,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
       const ws = requireWorkspace();
       const id = fileDraftId(ws.root, params.path);
       const existing = await drafts.get(id);
-      if (existing) return view(existing);
+      if (existing) return shown(existing);
       const file = await readFile(ws, params.path);
       const identity = identityFromPath(params.path);
       const record: DraftRecord = {
@@ -316,7 +331,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
         updated_at: new Date().toISOString(),
       };
       drafts.hold(record);
-      return view(record);
+      return shown(record);
     },
 
     'packages.open': async (params) => {
@@ -332,14 +347,14 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
         if (existing && existing.origin.kind === 'store') {
           const base = existing.origin.base;
           if (published && base?.etag !== published.etag) {
-            return view(existing, {
+            return shown(existing, {
               kind: 'published',
               message: `${skillKey(params.skill)} is at v${published.version} now; this draft is based on ${base ? `v${base.version}` : 'nothing (a new skill)'}. Merge before publishing.`,
               version: published.version,
               etag: published.etag,
             });
           }
-          return view(existing);
+          return shown(existing);
         }
         const text = published ? packageText(published.package) : NEW_PACKAGE_TEXT;
         const record: DraftRecord = {
@@ -356,7 +371,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
           updated_at: new Date().toISOString(),
         };
         drafts.hold(record);
-        return view(record);
+        return shown(record);
       });
     },
   };

@@ -6,7 +6,8 @@
  * {@link SecretStore} beside them.
  *
  * The file is `connections/profiles.json` under the app-data folder, replaced
- * atomically on every change. The built-in `default` profile (the embedded
+ * atomically on every change, each change a read-modify-write under the
+ * folder's lock, so processes sharing the folder never lose one another's. The built-in `default` profile (the embedded
  * registry of the app-data folder) is not in the file and cannot be changed.
  *
  * Node-only: uses node:fs.
@@ -16,9 +17,9 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { WorkbenchError } from '../errors';
 import type { ConnectionProfile, ConnectionTarget, ImportReport, ProfilesExport, SecretName } from '../api/contract';
-import { connectionNameSchema } from '../api/contract';
+import { connectionNameSchema, noControlCharacters } from '../api/contract';
 import { writeFileAtomic } from '../fs/atomic';
-import { PRIVATE_FILE, SerialQueue, readSmallFile } from './files';
+import { PRIVATE_FILE, SharedFileQueue, readSmallFile } from './files';
 import { SECRET_NAMES, type SecretsPatch } from './secrets';
 
 /** Name of the built-in profile of the embedded registry. */
@@ -40,6 +41,7 @@ const pathText = (what: string) =>
     .string()
     .min(1)
     .max(4096)
+    .refine(...noControlCharacters(what))
     .refine((p) => isAbsolute(p), `${what} must be an absolute path`);
 
 const timeout = z.number().int().min(100).max(600_000);
@@ -250,10 +252,12 @@ function checkGuardsKept(existing: ConnectionProfile, next: ConnectionProfile): 
 /** The saved profiles of an app-data folder. */
 export class ProfileStore {
   readonly path: string;
-  private readonly queue = new SerialQueue();
+  /** Every change reads the file, changes it and writes it back under the folder's lock: no process loses another's change. */
+  private readonly queue: SharedFileQueue;
 
   constructor(private readonly dataDir: string) {
     this.path = join(dataDir, 'connections', 'profiles.json');
+    this.queue = new SharedFileQueue(join(dataDir, 'connections'), 'the saved connections');
   }
 
   private async readSaved(): Promise<ConnectionProfile[]> {

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SecretName, SecretProtection, SecretsPresence } from '../api/contract';
 import { writeFileAtomic } from '../fs/atomic';
-import { PRIVATE_FILE, SerialQueue, readSmallFile } from './files';
+import { PRIVATE_FILE, SharedFileQueue, readSmallFile } from './files';
 
 /** The secret names a profile may have, in display order. */
 export const SECRET_NAMES: readonly SecretName[] = ['password', 'sentinel_password', 'token', 'headers', 'proxy_password'];
@@ -150,11 +150,27 @@ function parseFile(text: string, label: string): SecretsFile {
   return { format: FORMAT, key: o.key, names, sealed: o.sealed };
 }
 
-const LOCKED_HINT: Record<string, string> = {
-  env: `set ${SECRET_KEY_ENV} to the value they were saved with`,
-  file: 'the key file beside them is missing or was replaced',
-  os: "they were saved by the desktop app with the operating system's keychain",
-};
+/**
+ * Why secrets sealed with key `sealedWith` cannot be unsealed by `sealer` (undefined: no key
+ * of its kind is there), and what to do, naming the key actually in play.
+ */
+function lockedReason(sealedWith: string, sealer: SecretSealer | undefined, envKeySet: boolean): string {
+  // With the variable set, the key file is never looked at (and a sealer may not exist before the first save).
+  const current = envKeySet ? 'env' : sealer?.keyId;
+  if (sealedWith === 'file') {
+    if (current === 'env') {
+      return `they were sealed with the key file of the app-data folder (secrets.key), but ${SECRET_KEY_ENV} is set, so that file is not used: unset ${SECRET_KEY_ENV} to read them, or enter them again to seal them with the variable's key`;
+    }
+    if (current === 'file') return 'the key file (secrets.key) was replaced since they were sealed, or the saved secrets were altered: restore the key file, or enter them again';
+    return 'the key file (secrets.key) is missing from the app-data folder: restore it, or enter them again';
+  }
+  if (sealedWith === 'env') {
+    if (current === 'env') return `${SECRET_KEY_ENV} is not the value they were sealed with (or the saved secrets or secrets.salt were altered): set it to that value`;
+    return `they were sealed with a key from ${SECRET_KEY_ENV}, and ${SECRET_KEY_ENV} is not set: set it to the value they were sealed with`;
+  }
+  if (sealedWith === 'os') return "they were saved by the desktop app with the operating system's keychain";
+  return 'they were sealed with another key';
+}
 
 /**
  * Secrets in `<dir>/secrets.json` (0600), sealed by `sealer` (default
@@ -162,7 +178,8 @@ const LOCKED_HINT: Record<string, string> = {
  */
 export class FileSecretStore implements SecretStore {
   private readonly path: string;
-  private readonly queue = new SerialQueue();
+  /** Changes (and the key's creation) run under the folder's lock: no process loses another's secret or replaces its key. */
+  private readonly queue: SharedFileQueue;
   private readonly seen = new Set<string>();
   private sealerPromise: Promise<SecretSealer | undefined> | undefined;
 
@@ -171,6 +188,7 @@ export class FileSecretStore implements SecretStore {
     private readonly options: { env?: Record<string, string | undefined>; sealer?: SecretSealer } = {},
   ) {
     this.path = join(dir, 'secrets.json');
+    this.queue = new SharedFileQueue(dir, 'the saved connection secrets');
   }
 
   get protection(): SecretProtection {
@@ -196,7 +214,7 @@ export class FileSecretStore implements SecretStore {
     if (!file) return {};
     const sealer = await this.sealer(false);
     const locked = () =>
-      new WorkbenchError('secrets_locked', `the saved connection secrets cannot be unlocked: ${LOCKED_HINT[file.key] ?? 'they were sealed with another key'}`, {
+      new WorkbenchError('secrets_locked', `the saved connection secrets cannot be unlocked: ${lockedReason(file.key, sealer, !this.options.sealer && this.protection === 'key')}`, {
         details: { reason: 'wrong_key' },
       });
     if (!sealer || sealer.keyId !== file.key) throw locked();

@@ -40,6 +40,12 @@ export interface AtomicWriteOptions {
    * atomicity against a dying process but not against power loss.
    */
   durable?: boolean;
+  /**
+   * Called with the temporary file's descriptor and path once it is created,
+   * before anything is written: throwing aborts the write (the temporary file is
+   * removed). Confined writers check there that the file is where they resolved it.
+   */
+  checkOpened?: (fd: number, tmp: string) => void;
 }
 
 /** Where a streamed atomic write puts its bytes (see {@link writeFileAtomic}). */
@@ -147,6 +153,7 @@ export async function writeFileAtomic(path: string, content: AtomicContent, opti
   try {
     fd = await openTemporary(tmp, options);
     const out = fd;
+    options.checkOpened?.(out, tmp);
     // The umask may have narrowed the mode given (or a file system ignored it).
     if (options.mode !== undefined) fchmodSync(out, options.mode);
     if (typeof content === 'function') {

@@ -37,9 +37,8 @@ import { StoreError, isStoreError } from '../store/errors';
 import { checkDeleteRequest } from '../store/history';
 import { publishConditional } from '../store/publication';
 import type { DeleteResult, PublishResult, SkillStore } from '../store/types';
-import { readFileBounded } from '../workspace/read';
+import { readInside, resolveInside, writeInside } from '../workspace/confine';
 import { identityFromPath } from '../workspace/identity';
-import { writeFileAtomic } from '../fs/atomic';
 import { deleteApproved, publishApproved } from '../connections/open';
 import { findEvalEvidence, type RunsPlace } from './evalRun';
 import { allowedSignersOf, sessionPrincipal, signStatement, type Signer } from './signer';
@@ -167,14 +166,21 @@ async function normalize(text: string, id: SkillId, limits: SkillAuthoringLimits
   return { pkg: check.normalized, validation, hash: (await computeIntegrity(check.normalized)).manifest_hash };
 }
 
-async function readText(path: string, max: number, label: string): Promise<string> {
-  return new TextDecoder().decode(await readFileBounded(path, max, label));
+/** A workspace file's text, confined to the workspace (core/workspace/confine): a request file cannot point a read elsewhere. */
+async function readText(root: string, rel: string, max: number): Promise<string> {
+  return new TextDecoder().decode(await readInside(root, rel, max));
+}
+
+/** Whether a real path is a request file: `*.json` directly in a `skills/reviews` folder. */
+function isRequestPath(real: string[]): boolean {
+  return real.length >= 3 && real[real.length - 3] === 'skills' && real[real.length - 2] === 'reviews' && real[real.length - 1]!.endsWith('.json');
 }
 
 /** Reads a request file; 404 when there is none, 400 naming the file when it is not a request. */
 export async function readRequest(root: string, id: string): Promise<ReviewFile> {
   const file = `${REVIEWS_DIR}/${id}.json`;
-  const text = await readText(requestPath(root, id), MAX_REQUEST_BYTES, file).catch((error: unknown) => {
+  requestPath(root, id);
+  const text = await readText(root, file, MAX_REQUEST_BYTES).catch((error: unknown) => {
     if (error instanceof WorkbenchError && error.code === 'not_found') throw new WorkbenchError('not_found', `no review request '${id}' (${file})`);
     throw error;
   });
@@ -204,7 +210,14 @@ export async function readRequest(root: string, id: string): Promise<ReviewFile>
 }
 
 async function writeRequest(root: string, doc: ReviewFile): Promise<void> {
-  await writeFileAtomic(requestPath(root, doc.id), `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o644, mkdirs: true, dirMode: 0o700 });
+  requestPath(root, doc.id);
+  await writeInside(root, `${REVIEWS_DIR}/${doc.id}.json`, `${JSON.stringify(doc, null, 2)}\n`, {
+    mode: 0o644,
+    mkdirs: true,
+    dirMode: 0o700,
+    owned: isRequestPath,
+    what: `review requests (${REVIEWS_DIR}/<id>.json)`,
+  });
 }
 
 function record(doc: ReviewFile, ctx: Pick<ReviewContext, 'now'>, actor: string, action: ReviewEvent['action'], extra: { comment?: string; hash?: string } = {}): void {
@@ -299,7 +312,7 @@ export async function createRequest(ctx: ReviewContext, options: CreateRequestOp
     const identity = identityFromPath(source);
     if (identity.problem) throw new WorkbenchError('invalid_request', `${source}: ${identity.problem}`, { details: { file: source } });
     id = identity.id;
-    text = await readText(join(ctx.root, source), MAX_PACKAGE_BYTES, source);
+    text = await readText(ctx.root, source, MAX_PACKAGE_BYTES);
     label = source;
   } else {
     throw new WorkbenchError('invalid_request', 'a request is made from a workspace file or a draft');
@@ -418,7 +431,7 @@ async function currentContent(root: string, doc: ReviewFile, limits: SkillAuthor
   }
   if (doc.source === null) return undefined;
   try {
-    return { what: doc.source, hash: await hashOf(await readText(join(root, doc.source), MAX_PACKAGE_BYTES, doc.source)) };
+    return { what: doc.source, hash: await hashOf(await readText(root, doc.source, MAX_PACKAGE_BYTES)) };
   } catch {
     return { what: doc.source, hash: null };
   }
@@ -742,9 +755,10 @@ export async function publishRequest(ctx: ReviewContext, id: string, store: Skil
 export async function listRequests(root: string, limits: SkillAuthoringLimits, status?: ReviewStatus, drafts?: DraftReader): Promise<{ doc: ReviewFile; stale: boolean }[]> {
   let names: string[] = [];
   try {
-    names = (await readdir(join(root, REVIEWS_DIR))).filter((n) => n.endsWith('.json') && ID.test(n.slice(0, -5)));
+    // The folder's real place, inside the workspace (a link leading out is refused).
+    names = (await readdir(await resolveInside(root, REVIEWS_DIR))).filter((n) => n.endsWith('.json') && ID.test(n.slice(0, -5)));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (!(error instanceof WorkbenchError && error.code === 'not_found')) throw error;
   }
   const out: { doc: ReviewFile; stale: boolean }[] = [];
   for (const name of names) {

@@ -16,19 +16,18 @@
  * the lock (`localLock.ts`), the catalog (`localCatalog.ts`), Idempotency-Key records
  * (`localIdempotency.ts`) and the audit trail (`localAudit.ts`).
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, linkSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { resolveLimits, sameVersionedContent } from '../package/index';
-import type { SkillAuthoringLimits, SkillId, SkillManifest } from '../package/types';
+import { computeIntegrity, resolveLimits, sameVersionedContent } from '../package/index';
+import type { PackageIntegrity, SkillAuthoringLimits, SkillId, SkillManifest } from '../package/types';
 import { verifiedManifest, verifiedResource } from './verify';
 import { StoreError, isStoreError } from './errors';
 import { JsonlAuditSink, publishAuditEvent } from './localAudit';
 import { LocalCatalog } from './localCatalog';
 import { fsyncDir, writeFileAtomic } from '../fs/atomic';
 import { isErrno } from '../fs/errno';
-import { fsyncAsync, readJson, readJsonSync, removeTemps, unlinkQuietly } from './localFiles';
+import { createOnce, readJson, readJsonSync, removeTemps } from './localFiles';
 import { idempotencyPath, replayPublication, writeIdempotencyRecord } from './localIdempotency';
 import { REBUILD_ALL, RegistryLock } from './localLock';
 import { FORMAT, availableEntry, metadataOf, type HistoryEntry, type SkillState, type VersionFile } from './localState';
@@ -111,6 +110,19 @@ function toStoreError(error: unknown, what: string): StoreError {
   return new StoreError('unavailable', `local registry: ${what} failed: ${message}`, { cause: error });
 }
 
+/** The manifest hash recorded for the published revision of `state`. */
+function publishedHash(state: SkillState): string {
+  return state.history.find((e) => e.version === state.published)?.manifest_hash ?? state.metadata.manifest_hash;
+}
+
+/** Whether `error` (or its cause) says the registry cannot be written: a read-only disk, no permission. */
+function isReadOnly(error: unknown): boolean {
+  for (let e: unknown = error, i = 0; e && i < 4; e = (e as { cause?: unknown }).cause, i++) {
+    if (isErrno(e, 'EROFS', 'EACCES', 'EPERM')) return true;
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------------------
 // The store.
 
@@ -188,19 +200,44 @@ class LocalStore implements SkillStore {
     return state;
   }
 
-  /** Reads a committed revision; a file that cannot be parsed is an integrity failure, not a crash. */
-  private async readVersion(id: SkillId, version: number): Promise<VersionFile> {
+  /**
+   * Reads a committed revision and verifies it against the manifest hash its
+   * history entry recorded at publication (`expected`): the resource bodies must
+   * hash to the resource hashes, and the manifest to `expected`. A file that is
+   * missing, does not parse, or was changed on disk is `integrity_mismatch` naming
+   * the file: a damaged registry is never served as if it were sound.
+   */
+  private async readVersion(id: SkillId, version: number, expected: string): Promise<VersionFile> {
+    const path = this.versionPath(id, version);
+    const what = `stored revision ${id.namespace}/${id.name}@${version}`;
+    const damaged = (why: string, extra: Record<string, unknown> = {}, cause?: unknown) =>
+      new StoreError('integrity_mismatch', `${what} does not verify: ${path} ${why}; publish a corrected revision, or restore the registry from a copy`, {
+        details: { file: path, expected, ...extra },
+        ...(cause !== undefined && { cause }),
+      });
     let file: VersionFile | undefined;
     try {
-      file = await readJson<VersionFile>(this.versionPath(id, version));
+      file = await readJson<VersionFile>(path);
     } catch (error) {
-      if (error instanceof SyntaxError) {
-        throw new StoreError('integrity_mismatch', `stored revision ${id.namespace}/${id.name}@${version} is damaged`, { cause: error });
-      }
+      if (error instanceof SyntaxError) throw damaged('is not JSON', {}, error);
       throw toStoreError(error, `reading ${id.namespace}/${id.name}@${version}`);
     }
-    if (!file || typeof file.package !== 'object' || file.package === null) {
-      throw new StoreError('integrity_mismatch', `stored revision ${id.namespace}/${id.name}@${version} is missing or damaged`);
+    if (!file) throw damaged('is missing');
+    if (typeof file.package !== 'object' || file.package === null || file.version !== version || file.namespace !== id.namespace || file.name !== id.name) {
+      throw damaged('is not the revision it should hold');
+    }
+    let observed: PackageIntegrity;
+    try {
+      observed = await computeIntegrity(file.package);
+    } catch (error) {
+      throw damaged('does not hold a well-formed package', {}, error);
+    }
+    const storedHashes = file.resource_hashes ?? {};
+    const sameResources =
+      Object.keys(storedHashes).length === Object.keys(observed.resource_hashes).length &&
+      Object.entries(observed.resource_hashes).every(([name, hash]) => storedHashes[name] === hash);
+    if (observed.manifest_hash !== expected || file.manifest_hash !== expected || !sameResources) {
+      throw damaged('does not match the manifest hash recorded when it was published (it was changed or damaged on disk)', { observed: observed.manifest_hash });
     }
     return file;
   }
@@ -233,13 +270,13 @@ class LocalStore implements SkillStore {
   async getPublished(id: SkillId): Promise<StoredRevision> {
     checkSkillId(id, this.limits);
     const state = await this.requireState(id);
-    return this.revision(state, await this.readVersion(id, state.published));
+    return this.revision(state, await this.readVersion(id, state.published, publishedHash(state)));
   }
 
   async getVersion(id: SkillId, version: number): Promise<StoredRevision> {
     checkSkillId(id, this.limits);
-    const { state } = await this.requireAvailable(id, version);
-    return this.revision(state, await this.readVersion(id, version));
+    const { state, entry } = await this.requireAvailable(id, version);
+    return this.revision(state, await this.readVersion(id, version, entry.manifest_hash));
   }
 
   async listVersions(id: SkillId, query?: VersionQuery): Promise<VersionPage> {
@@ -266,11 +303,35 @@ class LocalStore implements SkillStore {
     // The catalog is written just after a commit; a writer that died in between left its lock behind.
     await this.recoverAbandoned();
     const out: SkillMetadata[] = [];
-    for (const entry of await this.catalog.entries()) {
+    for (const entry of await this.catalogEntries()) {
       if (matchesFilter(entry, checked)) out.push(entry);
     }
     out.sort(compareSkillIds);
     return checked.limit === undefined ? out : out.slice(0, checked.limit);
+  }
+
+  /**
+   * Every catalog entry. A damaged catalog (a shard or the index missing or not
+   * parsing) is never served: it is rebuilt from the committed states under the
+   * lock, or, where the registry cannot be written (a read-only disk), the
+   * entries are built from the states in memory.
+   */
+  private async catalogEntries(): Promise<SkillMetadata[]> {
+    if (!this.present) return [];
+    const listing = await this.catalog.entries();
+    if (listing.entries) return listing.entries;
+    try {
+      await this.mutate(undefined, async () => {
+        // Another process may have rebuilt it while this one waited for the lock.
+        if ((await this.catalog.entries()).damage !== undefined) await this.rebuildCatalog();
+      });
+    } catch (error) {
+      if (!isReadOnly(error)) throw error;
+      return this.entriesFromStates();
+    }
+    const rebuilt = await this.catalog.entries();
+    if (rebuilt.entries) return rebuilt.entries;
+    throw new StoreError('unavailable', `local registry ${this.dir}: ${rebuilt.damage}, and rebuilding the catalog did not repair it`);
   }
 
   async resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]> {
@@ -303,7 +364,7 @@ class LocalStore implements SkillStore {
         // A pinned older revision is described by its own catalog fields.
         let file: VersionFile;
         try {
-          file = await this.readVersion(request, v);
+          file = await this.readVersion(request, v, entry.manifest_hash);
         } catch (error) {
           if (isStoreError(error, 'integrity_mismatch')) return { status: 'version_unavailable', request };
           throw error;
@@ -315,14 +376,14 @@ class LocalStore implements SkillStore {
 
   async getManifest(ref: ManifestRef): Promise<SkillManifest> {
     checkSkillId(ref, this.limits);
-    await this.requireAvailable(ref, ref.version);
-    return verifiedManifest(ref, await this.readVersion(ref, ref.version));
+    const { entry } = await this.requireAvailable(ref, ref.version);
+    return verifiedManifest(ref, await this.readVersion(ref, ref.version, entry.manifest_hash));
   }
 
   async getResource(ref: ResourceRef): Promise<SkillResourceBody> {
     checkSkillId(ref.skill, this.limits);
-    await this.requireAvailable(ref.skill, ref.skill.version);
-    return verifiedResource(ref, await this.readVersion(ref.skill, ref.skill.version));
+    const { entry } = await this.requireAvailable(ref.skill, ref.skill.version);
+    return verifiedResource(ref, await this.readVersion(ref.skill, ref.skill.version, entry.manifest_hash));
   }
 
   // --- mutations -----------------------------------------------------------
@@ -433,7 +494,7 @@ class LocalStore implements SkillStore {
     // Both follow the commit and are independent: their flushes overlap.
     const [outcome] = await Promise.all([
       auditAfterCommit(this.audit, publishAuditEvent(p, version === 1 ? 'created' : 'published', [version], now, manifestHash)),
-      this.catalog.update(id, metadata),
+      this.updateCatalog(id, metadata),
     ]);
     const result: PublishResult = {
       namespace: id.namespace,
@@ -595,14 +656,18 @@ class LocalStore implements SkillStore {
       const committed = state !== undefined && v < state.next_version && availableEntry(state, v) !== undefined;
       if (!committed) await rm(join(versionsDir, f), { force: true });
     }
-    await this.catalog.update(id, state && (await this.catalogEntry(id, state)));
+    await this.updateCatalog(id, state && (await this.catalogEntry(id, state)));
+  }
+
+  /** Writes the catalog entry of `id`, or rebuilds the whole catalog when it is damaged; only under the lock. */
+  private async updateCatalog(id: SkillId, metadata: SkillMetadata | undefined): Promise<void> {
+    if (!(await this.catalog.update(id, metadata))) await this.rebuildCatalog();
   }
 
   /** The catalog entry of a skill, from its published revision itself (the state's copy if that cannot be read). */
   private async catalogEntry(id: SkillId, state: SkillState): Promise<SkillMetadata> {
     try {
-      const file = await this.readVersion(id, state.published);
-      if (file.version === state.published) return metadataOf(state, file);
+      return metadataOf(state, await this.readVersion(id, state.published, publishedHash(state)));
     } catch {
       // A damaged revision: the state's own copy of the entry is the best there is.
     }
@@ -611,6 +676,11 @@ class LocalStore implements SkillStore {
 
   /** Rewrites the whole catalog from the committed states of all skills. */
   private async rebuildCatalog(): Promise<void> {
+    await this.catalog.replaceAll(await this.entriesFromStates());
+  }
+
+  /** The catalog entries the committed states of all skills describe (read only). */
+  private async entriesFromStates(): Promise<SkillMetadata[]> {
     const entries: SkillMetadata[] = [];
     const skillsDir = join(this.dir, 'skills');
     for (const namespace of await readdir(skillsDir).catch((): string[] => [])) {
@@ -622,36 +692,12 @@ class LocalStore implements SkillStore {
         if (state) entries.push(await this.catalogEntry(id, state));
       }
     }
-    await this.catalog.replaceAll(entries);
+    return entries.sort(compareSkillIds);
   }
 
   async close(): Promise<void> {
     this.closed = true;
   }
-}
-
-/**
- * Creates the registry marker without a lock: written complete under a unique
- * name, then linked into place, so two processes creating one registry at once
- * both succeed and neither ever sees a partial marker.
- */
-async function createMarker(root: string): Promise<void> {
-  const tmp = join(root, `${MARKER}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(tmp, 'wx');
-  try {
-    writeFileSync(fd, JSON.stringify({ kind: 'skillbench-local-registry', format: FORMAT }));
-    await fsyncAsync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    linkSync(tmp, join(root, MARKER));
-  } catch (error) {
-    if (!isErrno(error, 'EEXIST')) throw error;
-  } finally {
-    unlinkQuietly(tmp);
-  }
-  await fsyncDir(root);
 }
 
 /**
@@ -687,7 +733,10 @@ async function prepareRegistry(root: string, create: 'now' | 'check' | 'never'):
     } else {
       if (create === 'check') return false;
       await mkdir(root, { recursive: true });
-      await createMarker(root);
+      await createOnce(join(root, MARKER), JSON.stringify({ kind: 'skillbench-local-registry', format: FORMAT }));
+      await mkdir(join(root, 'catalog'), { recursive: true });
+      // A new registry has an empty catalog index; a registry without one has a catalog to rebuild.
+      await new LocalCatalog(root, true).createIndex();
       marker = await readMarker();
     }
   }

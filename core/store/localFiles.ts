@@ -5,10 +5,12 @@
  *
  * Node-only: uses node:fs.
  */
-import { fdatasync as fdatasyncCallback, fsync as fsyncCallback, readFileSync, unlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, fdatasync as fdatasyncCallback, fsync as fsyncCallback, linkSync, openSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open, readFile, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { fsyncDir } from '../fs/atomic';
 import { isErrno } from '../fs/errno';
 
 // Inside the registry lock, small metadata operations are synchronous system calls:
@@ -79,4 +81,32 @@ export function unlinkQuietly(path: string): void {
 export async function removeTemps(dir: string): Promise<void> {
   const names = await readdir(dir).catch((): string[] => []);
   await Promise.all(names.filter((n) => n.endsWith('.tmp')).map((n) => rm(join(dir, n), { force: true })));
+}
+
+/**
+ * Creates `path` with `text` unless it exists, without a lock: written complete
+ * and flushed under a unique name, then linked into place, so several processes
+ * creating it at once all succeed, one wins, and none ever sees it torn.
+ * Returns whether this call created it.
+ */
+export async function createOnce(path: string, text: string): Promise<boolean> {
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  const fd = openSync(tmp, 'wx');
+  try {
+    writeFileSync(fd, text);
+    await fsyncAsync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  let created = true;
+  try {
+    linkSync(tmp, path);
+  } catch (error) {
+    if (!isErrno(error, 'EEXIST')) throw error;
+    created = false;
+  } finally {
+    unlinkQuietly(tmp);
+  }
+  await fsyncDir(dirname(path));
+  return created;
 }

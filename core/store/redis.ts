@@ -27,6 +27,7 @@ import { checkSkillId, compareSkillIds, isSlug } from './skillIds';
 import { redisKeyspace, type RedisKeyspace } from './redisKeyspace';
 import { DELETE_LUA, HISTORY_LUA, IDEMPOTENCY_AUDITED_LUA, PUBLISH_LUA, READ_REVISION_LUA } from './redisScripts';
 import { checkDeployment, parseRedisUrl, type RedisConnectionConfig } from './redisUrl';
+import { plainRedisOnTlsPort } from './redisTlsProbe';
 import type {
   AuditEvent,
   AuditSink,
@@ -886,7 +887,8 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
   defineScripts(client);
   const connectTimeout = options.connectTimeoutMs ?? config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
   try {
-    await waitReady(client, config, connectTimeout * 2);
+    const ready = waitReady(client, config, connectTimeout * 2);
+    await Promise.race([ready, plainRedisOnTlsPort(config, ready, connectTimeout)]);
   } catch (error) {
     client.disconnect();
     throw error;

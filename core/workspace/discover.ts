@@ -5,13 +5,16 @@
  * named after the namespace), otherwise `<namespace>/<name>.json` directly below it. Finder's `.DS_Store` and other
  * dotfiles are ignored; anything else out of place (a stray file, a folder
  * nested too deep, a name that is not a slug) comes back as an entry with a
- * problem, never skipped silently (guide section 3).
+ * problem, never skipped silently (guide section 3). Symbolic links are
+ * followed only while they stay inside the folder searched: a link (to a file,
+ * or to a folder) that leads out of it is a problem, never read.
  *
  * Node-only: uses node:fs.
  */
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { isSlug } from '../package/rules';
+import { isInside } from './confine';
 import type { SkillId } from '../package/types';
 
 /** Why a discovered entry is not a package. */
@@ -56,10 +59,12 @@ export async function packagesFolder(root: string): Promise<string> {
 
 interface Entry {
   name: string;
-  kind: 'file' | 'directory' | 'other';
+  /** `outside`: a symbolic link that leads out of the folder searched. */
+  kind: 'file' | 'directory' | 'other' | 'outside';
 }
 
-async function list(dir: string): Promise<Entry[]> {
+/** The entries of `dir`; a link is followed only when it lands inside `boundary` (a real path). */
+async function list(dir: string, boundary: string): Promise<Entry[]> {
   const dirents = await readdir(dir, { withFileTypes: true });
   const entries: Entry[] = [];
   for (const dirent of dirents) {
@@ -68,8 +73,9 @@ async function list(dir: string): Promise<Entry[]> {
     let kind: Entry['kind'] = dirent.isFile() ? 'file' : dirent.isDirectory() ? 'directory' : 'other';
     if (dirent.isSymbolicLink()) {
       try {
-        const target = await stat(join(dir, dirent.name));
-        kind = target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other';
+        const real = await realpath(join(dir, dirent.name));
+        const target = await stat(real);
+        kind = !isInside(boundary, real) ? 'outside' : target.isFile() ? 'file' : target.isDirectory() ? 'directory' : 'other';
       } catch {
         kind = 'other';
       }
@@ -98,9 +104,17 @@ export async function discoverPackages(root: string): Promise<DiscoveredFile[]> 
   const problem = (file: string, code: DiscoveryProblem['code'], message: string): void => {
     out.push({ file, path: rel(file), problem: { code, message } });
   };
+  const outside = 'a symbolic link that leads out of the folder: not followed';
   let namespaces: Entry[];
+  let boundary: string;
   try {
-    namespaces = await list(folder);
+    boundary = await realpath(root);
+    // skills/packages itself may be a link: it too must stay inside.
+    if (!isInside(boundary, await realpath(folder))) {
+      problem(folder, 'unexpected_entry', `it is ${outside}`);
+      return out;
+    }
+    namespaces = await list(folder, boundary);
   } catch (error) {
     problem(folder, 'unreadable', `cannot read the folder: ${describeError(error)}`);
     return out;
@@ -110,6 +124,10 @@ export async function discoverPackages(root: string): Promise<DiscoveredFile[]> 
   if (holdsPackages) namespaces = [{ name: basename(root), kind: 'directory' }];
   for (const ns of namespaces) {
     const nsPath = holdsPackages ? root : join(folder, ns.name);
+    if (ns.kind === 'outside') {
+      problem(nsPath, 'unexpected_entry', `it is ${outside}`);
+      continue;
+    }
     if (ns.kind !== 'directory') {
       problem(nsPath, 'unexpected_entry', 'unexpected file: packages live in <namespace>/<name>.json, one folder per namespace');
       continue;
@@ -120,13 +138,17 @@ export async function discoverPackages(root: string): Promise<DiscoveredFile[]> 
     }
     let files: Entry[];
     try {
-      files = await list(nsPath);
+      files = await list(nsPath, boundary);
     } catch (error) {
       problem(nsPath, 'unreadable', `cannot read the folder: ${describeError(error)}`);
       continue;
     }
     for (const entry of files) {
       const file = join(nsPath, entry.name);
+      if (entry.kind === 'outside') {
+        problem(file, 'unexpected_entry', `it is ${outside}`);
+        continue;
+      }
       if (entry.kind === 'directory') {
         problem(file, 'unexpected_entry', 'unexpected folder: packages are <namespace>/<name>.json, with nothing nested deeper');
         continue;

@@ -9,6 +9,13 @@
  * ETag, or a workspace file with the hash of the bytes it was read from) and
  * the hash of its base text, so it can tell whether it has unsaved edits.
  *
+ * Several processes may share the drafts folder (two `serve` instances on one
+ * app-data folder). Every saved draft carries a revision, and a save or
+ * discard is a compare-and-swap under the folder's lock: it names the revision
+ * its text was based on, and when another process saved the draft since, it
+ * is refused as a `conflict` (`details.reason: draft_changed`) instead of
+ * replacing the other process's text.
+ *
  * Node-only: uses node:fs.
  */
 import { createHash } from 'node:crypto';
@@ -17,6 +24,8 @@ import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
 import { isTemporaryName, writeFileAtomic } from '../fs/atomic';
+import { FileLock } from '../fs/fileLock';
+import { processGone, selfIdentity, type ProcessMark } from '../fs/processIdentity';
 import { readFileBounded } from './read';
 
 /** Where a draft comes from. */
@@ -35,6 +44,10 @@ export interface DraftRecord {
   /** `sha256:<hex>` of the text the draft started from; null for a draft of something new. */
   base_text_hash: string | null;
   updated_at: string;
+  /** How many times the draft was saved (absent: never, or by a version that did not count). */
+  revision?: number;
+  /** The process that saved this revision (pid, and where known its start time and the boot id). */
+  writer?: ProcessMark;
 }
 
 /** Largest draft file read back (a package text is bounded far below). */
@@ -71,17 +84,41 @@ function isRecord(value: unknown): value is DraftRecord {
     typeof r.updated_at === 'string' &&
     typeof r.origin === 'object' &&
     r.origin !== null &&
-    (r.base_text_hash === null || typeof r.base_text_hash === 'string')
+    (r.base_text_hash === null || typeof r.base_text_hash === 'string') &&
+    (r.revision === undefined || Number.isSafeInteger(r.revision)) &&
+    (r.writer === undefined || (typeof r.writer === 'object' && r.writer !== null && Number.isSafeInteger(r.writer.pid)))
   );
+}
+
+/** This process, as a draft's `writer` names it. */
+const WRITER: ProcessMark = { pid: process.pid, ...selfIdentity() };
+
+function isSelf(mark: ProcessMark): boolean {
+  return mark.pid === WRITER.pid && mark.start === WRITER.start && mark.boot === WRITER.boot;
+}
+
+/** The revision of a draft as saved (0: never saved). */
+export function revisionOf(record: DraftRecord | undefined): number {
+  return record?.revision ?? 0;
 }
 
 /** The drafts of one app-data folder. */
 export class DraftStore {
   private readonly memory = new Map<string, DraftRecord>();
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** The revision of each draft this process last handed to an editor or saved: what its next save is based on. */
+  private readonly shown = new Map<string, number>();
+  private readonly lock: FileLock;
 
   /** `dir` is the drafts folder; it is created on the first save, never by a read. */
-  constructor(readonly dir: string) {}
+  constructor(readonly dir: string) {
+    this.lock = new FileLock(dir, {
+      timeoutMs: 30_000,
+      foreignStaleMs: 60_000,
+      createDir: {},
+      timeoutError: (holder) => new WorkbenchError('timeout', `the drafts are being saved by another Skillbench process${holder ? ` (pid ${holder.pid})` : ''}; try again`),
+    });
+  }
 
   private fileOf(id: string): string {
     return join(this.dir, `${createHash('sha256').update(id).digest('hex').slice(0, 40)}.json`);
@@ -116,12 +153,22 @@ export class DraftStore {
     }
   }
 
-  /** The draft `id`: the one in memory (opened, not yet saved) or the saved one; undefined when there is none. */
+  /**
+   * The draft `id`: the one in memory (opened, not yet saved) or the saved one;
+   * undefined when there is none. A draft saved since it was opened here (by
+   * another process) replaces the one held in memory.
+   */
   async get(id: string): Promise<DraftRecord | undefined> {
-    const held = this.memory.get(id);
-    if (held) return held;
     const record = await this.readFile(this.fileOf(id));
-    return record?.id === id ? record : undefined;
+    return this.newest(id, record?.id === id ? record : undefined);
+  }
+
+  /** The held draft `id` unless `saved` is newer; a held draft a save overtook is dropped. */
+  private newest(id: string, saved: DraftRecord | undefined): DraftRecord | undefined {
+    const held = this.memory.get(id);
+    if (held && (!saved || revisionOf(saved) <= revisionOf(held))) return held;
+    if (held) this.memory.delete(id);
+    return saved;
   }
 
   /** Holds a draft that was opened but not saved yet (nothing is written). */
@@ -129,24 +176,70 @@ export class DraftStore {
     this.memory.set(record.id, record);
   }
 
-  /** Saves a draft atomically and durably; resolves once it is on the disk. */
-  save(record: DraftRecord): Promise<DraftRecord> {
-    return this.serial(record.id, async () => {
-      await writeFileAtomic(this.fileOf(record.id), `${JSON.stringify(record)}\n`, { mkdirs: true });
-      this.memory.delete(record.id);
-      return record;
+  /**
+   * Records that `record` was handed to an editor: the next save of it from
+   * this process is based on its revision (see {@link DraftStore.save}).
+   */
+  shownAt(record: DraftRecord): void {
+    this.shown.set(record.id, revisionOf(record));
+  }
+
+  /** The revision the editors of this process last got of draft `id` (undefined: none got it here). */
+  shownRevision(id: string): number | undefined {
+    return this.shown.get(id);
+  }
+
+  /**
+   * Saves a draft atomically and durably; resolves once it is on the disk. The
+   * save is based on revision `base`: when the saved draft is at another
+   * revision, another process saved it since, and the save is refused with
+   * `conflict`, writing nothing. Without `base` (an editor of this process was
+   * never shown the draft), the record's own revision is the base, and a
+   * revision saved by another process that is still running is a conflict too:
+   * this process has not loaded that window's text. A revision left by a
+   * process that has ended (this server before a restart) is built on.
+   */
+  save(record: DraftRecord, base?: number): Promise<DraftRecord> {
+    return this.serial(record.id, () =>
+      this.locked(async () => {
+        const current = await this.readFile(this.fileOf(record.id));
+        const onDisk = current?.id === record.id ? current : undefined;
+        const expected = base ?? revisionOf(record);
+        if (revisionOf(onDisk) !== expected) throw draftChanged(record.id, onDisk, 'saved');
+        if (base === undefined && onDisk?.writer && !isSelf(onDisk.writer) && !processGone(onDisk.writer)) throw draftChanged(record.id, onDisk, 'saved');
+        const saved: DraftRecord = { ...record, revision: expected + 1, writer: WRITER };
+        await writeFileAtomic(this.fileOf(record.id), `${JSON.stringify(saved)}\n`, { mkdirs: true });
+        this.memory.delete(record.id);
+        this.shown.set(record.id, expected + 1);
+        return saved;
+      }),
+    );
+  }
+
+  /**
+   * Forgets a draft (memory and disk); true when there was one. With `base`,
+   * a draft another process saved since that revision is not removed (`conflict`).
+   */
+  discard(id: string, base?: number): Promise<boolean> {
+    return this.serial(id, async () => {
+      const file = this.fileOf(id);
+      const forget = async (): Promise<boolean> => {
+        const current = await this.readFile(file);
+        const saved = current?.id === id;
+        if (saved && base !== undefined && revisionOf(current) !== base) throw draftChanged(id, current, 'discarded');
+        if (saved) await rm(file, { force: true });
+        const held = this.memory.delete(id);
+        this.shown.delete(id);
+        return held || saved;
+      };
+      // Nothing saved: nothing to guard (and no lock file to create in a folder that may not exist).
+      return (await this.readFile(file))?.id === id ? this.locked(forget) : forget();
     });
   }
 
-  /** Forgets a draft (memory and disk); true when there was one. */
-  discard(id: string): Promise<boolean> {
-    return this.serial(id, async () => {
-      const held = this.memory.delete(id);
-      const file = this.fileOf(id);
-      const saved = (await this.readFile(file))?.id === id;
-      if (saved) await rm(file, { force: true });
-      return held || saved;
-    });
+  /** Runs `fn` under the drafts folder's lock (the folder is created when missing: only writes get here). */
+  private locked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.lock.run(fn);
   }
 
   /** Every draft: the saved ones (including those a crash left behind) and the ones only opened. */
@@ -164,7 +257,21 @@ export class DraftStore {
       const record = await this.readFile(join(this.dir, name));
       if (record && this.fileOf(record.id) === join(this.dir, name)) byId.set(record.id, record);
     }
-    for (const [id, record] of this.memory) byId.set(id, record);
+    for (const id of [...this.memory.keys()]) {
+      const record = this.newest(id, byId.get(id));
+      if (record) byId.set(id, record);
+    }
     return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
+}
+
+/** The 409 of a save or discard based on a revision another process has replaced. */
+function draftChanged(id: string, current: DraftRecord | undefined, action: 'saved' | 'discarded'): WorkbenchError {
+  const when = current ? ` (at ${current.updated_at})` : '';
+  const what = current ? `was saved by another Skillbench window${when}` : 'was discarded by another Skillbench window';
+  return new WorkbenchError(
+    'conflict',
+    `the draft ${what} since this one loaded it: nothing was ${action}. Reload the draft to see that text (copy your edits first), then edit again.`,
+    { details: { reason: 'draft_changed', id, revision: revisionOf(current), ...(current && { updated_at: current.updated_at }) } },
+  );
 }

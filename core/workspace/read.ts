@@ -7,7 +7,7 @@
  * Node-only: uses node:fs.
  */
 import { constants as fsConstants, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { WorkbenchError } from '../errors';
 import { DEFAULT_AUTHORING_LIMITS } from '../package/limits';
 
@@ -30,9 +30,52 @@ function kindOf(stats: Stats): string {
 
 function tooLarge(label: string, maxBytes: number, bytes?: number): WorkbenchError {
   const size = bytes === undefined ? 'larger than' : `${bytes} bytes, above`;
-  return new WorkbenchError('payload_too_large', `${label} is ${size} the limit of ${maxBytes} bytes`, {
+  return new WorkbenchError('payload_too_large', `${shownPath(label)} is ${size} the limit of ${maxBytes} bytes`, {
     details: { ...(bytes !== undefined && { bytes }), max: maxBytes },
   });
+}
+
+/** What a file system error code means, in words that quote no path (Node's own messages quote the absolute one). */
+const FS_REASONS: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ELOOP: 'a loop of symbolic links',
+  ENAMETOOLONG: 'a name in the path is longer than the file system allows',
+  EMFILE: 'too many files are open at once; try again',
+  ENFILE: 'too many files are open at once; try again',
+  EIO: 'the disk reported an input/output error',
+  EBUSY: 'the file is busy',
+  ENXIO: 'no device is behind it',
+  EAGAIN: 'the file is not ready to be read; try again',
+  EOVERFLOW: 'the file is too large to read',
+};
+
+/**
+ * `label` as a message may show it: a NUL byte written `\0`, at most 1024
+ * characters (the longest workspace path).
+ */
+export function shownPath(label: string): string {
+  const shown = label.replace(/\0/g, '\\0');
+  return shown.length > 1024 ? `${shown.slice(0, 1024)}…` : shown;
+}
+
+/**
+ * The refusal of a file system call on the file `label` names (the path as the
+ * user or the workspace shows it): `not_found` for a missing file or a file
+ * where a folder was expected on the way, `invalid_request` otherwise, with a
+ * reason in words. Never Node's message, which quotes the absolute path, so an
+ * error reaching a client says nothing about where this machine keeps things.
+ */
+export function fileSystemRefusal(error: unknown, label: string, details?: Record<string, unknown>): WorkbenchError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
+  const name = shownPath(label);
+  const options = { cause: error, ...(details && { details }) };
+  if (label.includes('\0') || code === 'ERR_INVALID_ARG_VALUE') return new WorkbenchError('invalid_request', `${name}: a path cannot hold a NUL byte`, options);
+  if (code === 'ENOENT') return new WorkbenchError('not_found', `${name}: no such file`, options);
+  if (code === 'ENOTDIR') return new WorkbenchError('not_found', `${name}: no such file (a part of its path is a file, not a folder)`, options);
+  if (code === 'EISDIR') return new WorkbenchError('invalid_request', `${name} is a folder, not a file`, options);
+  const reason = FS_REASONS[code] ?? `the file system refused it${/^E[A-Z]+$/.test(code) ? ` (${code})` : ''}`;
+  return new WorkbenchError('invalid_request', `${name}: cannot read it: ${reason}`, options);
 }
 
 /** Options of {@link readFileBounded}. */
@@ -59,16 +102,26 @@ export async function readFileBounded(path: string, maxBytes: number, label: str
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
     handle = await open(path, fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0) | (options.noFollow ? (fsConstants.O_NOFOLLOW ?? 0) : 0));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (options.noFollow && code === 'ELOOP') throw new WorkbenchError('invalid_request', `${label} is a symbolic link: not followed`, { cause: error });
-    if (code === 'ENOENT') throw new WorkbenchError('not_found', `${label}: no such file`, { cause: error });
-    if (code === 'EISDIR') throw new WorkbenchError('invalid_request', `${label} is a folder, not a file`, { cause: error });
-    throw new WorkbenchError('invalid_request', `${label}: cannot read it: ${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (error as Error).message}`, { cause: error });
+    if (options.noFollow && (error as NodeJS.ErrnoException).code === 'ELOOP') throw new WorkbenchError('invalid_request', `${shownPath(label)} is a symbolic link: not followed`, { cause: error });
+    throw fileSystemRefusal(error, label);
   }
+  try {
+    return await readHandleBounded(handle, maxBytes, label);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * {@link readFileBounded} of a file already open (the caller opened it its own
+ * way, e.g. without following a link, and closes it): the same refusals of
+ * anything but a regular file, and the same bound.
+ */
+export async function readHandleBounded(handle: FileHandle, maxBytes: number, label: string): Promise<Uint8Array> {
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) {
-      throw new WorkbenchError('invalid_request', `${label} is ${kindOf(stats)}, not a regular file: only regular files of at most ${maxBytes} bytes are read`);
+      throw new WorkbenchError('invalid_request', `${shownPath(label)} is ${kindOf(stats)}, not a regular file: only regular files of at most ${maxBytes} bytes are read`);
     }
     if (stats.size > maxBytes) throw tooLarge(label, maxBytes, stats.size);
     // The size can lie (files under /proc say 0) or change: read in chunks up to one byte past the limit.
@@ -94,9 +147,7 @@ export async function readFileBounded(path: string, maxBytes: number, label: str
     return out;
   } catch (error) {
     if (error instanceof WorkbenchError) throw error;
-    throw new WorkbenchError('invalid_request', `${label}: cannot read it: ${(error as Error).message}`, { cause: error });
-  } finally {
-    await handle.close();
+    throw fileSystemRefusal(error, label);
   }
 }
 

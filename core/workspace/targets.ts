@@ -16,6 +16,7 @@ import { lstat, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
 import { skillKey, type SkillId } from '../package/types';
+import { expectInside } from './confine';
 import { discoverPackages } from './discover';
 import { identityFromPath, parseSkillId } from './identity';
 
@@ -88,9 +89,15 @@ export async function extraCasesFile(packagesDir: string, id: SkillId): Promise<
   return file !== undefined && (await exists(file)) ? file : undefined;
 }
 
-/** The extra-cases file of `id` in the workspace folder `workspace` (the folder holding `skills/`), when there is one. */
-export function workspaceExtraCases(workspace: string, id: SkillId): Promise<string | undefined> {
-  return extraCasesFile(join(workspace, 'skills', 'packages'), id);
+/**
+ * The extra-cases file of `id` in the workspace `root` (see {@link extraCasesFile}),
+ * for a host reading on someone else's behalf: refused (`forbidden`) when a
+ * symbolic link leads it out of the workspace.
+ */
+export async function workspaceExtraCases(root: string, id: SkillId): Promise<string | undefined> {
+  const file = await extraCasesFile(join(root, 'skills', 'packages'), id);
+  if (file) await expectInside(root, file, `skills/evals/${id.namespace}/${id.name}.json`);
+  return file;
 }
 
 function refuse(argument: string, message: string): WorkbenchError {

@@ -7,13 +7,13 @@
  *
  * Node-only: uses node:fs and chokidar.
  */
-import { statfs } from 'node:fs/promises';
+import { realpath, statfs } from 'node:fs/promises';
 import { relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { packagesFolder } from './discover';
 import { hashText } from './drafts';
 import { identityFromPath } from './identity';
-import { readFileBounded } from './read';
+import { isInside, readInside } from './confine';
 import type { SkillId } from '../package/types';
 
 /** One change of a watched file. */
@@ -79,7 +79,9 @@ export async function watchWorkspace(
   onChanges: (changes: WorkspaceChange[]) => void,
   options: WatchOptions = {},
 ): Promise<WorkspaceWatcher> {
-  const folder = await packagesFolder(root);
+  const found = await packagesFolder(root);
+  // A package folder that is a link leading out of the workspace is not watched (discovery reports it); the root is watched instead.
+  const folder = isInside(await realpath(root), await realpath(found).catch(() => root)) ? found : root;
   const polling = options.polling ?? (await isNetworkFolder(folder));
   const batchMs = options.batchMs ?? 50;
   const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
@@ -90,6 +92,8 @@ export async function watchWorkspace(
     interval: options.intervalMs ?? 1000,
     binaryInterval: options.intervalMs ?? 1000,
     depth: 1,
+    // A link is never followed: one leading out of the workspace must not report (or hash) what is there.
+    followSymlinks: false,
     // Dotfiles: Finder's .DS_Store, editors' swap files, the temp files of atomic saves.
     ignored: (path: string) => {
       const rel = relative(folder, path);
@@ -112,7 +116,8 @@ export async function watchWorkspace(
       if (!id.problem) change.skill = id.id;
       if (kind !== 'removed') {
         try {
-          change.hash = hashText(await readFileBounded(file, maxBytes, path));
+          // Confined: a link leading out of the workspace gives a change without a hash.
+          change.hash = hashText(await readInside(root, path, maxBytes));
         } catch {
           // Removed again, or too big: the change is still reported, without a hash.
         }

@@ -55,14 +55,19 @@ export async function signIn(address: URL | string): Promise<string> {
   return body.result.session;
 }
 
+/** What an API call over HTTP answers: `result` when `ok`, else `error`. */
+export type ApiEnvelope<T> =
+  | { ok: true; result: T; error?: undefined }
+  | { ok: false; result?: undefined; error: { code: string; message: string; details?: Record<string, unknown> } };
+
 /** Calls a WorkbenchApi method over HTTP with a bearer session; resolves with the envelope. */
-export async function callApi<T = Record<string, unknown>>(origin: string, session: string, method: string, params: unknown = {}): Promise<{ ok: boolean; result?: T; error?: { code: string; message: string } }> {
+export async function callApi<T = Record<string, unknown>>(origin: string, session: string, method: string, params: unknown = {}): Promise<ApiEnvelope<T>> {
   const res = await fetch(`${origin}/api/${method}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${session}` },
     body: JSON.stringify(params),
   });
-  return (await res.json()) as { ok: boolean; result?: T; error?: { code: string; message: string } };
+  return (await res.json()) as ApiEnvelope<T>;
 }
 
 /** Resident and peak resident memory of a process, in bytes (Linux `/proc/<pid>/status`). */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliRun } from '../../helpers/cli';
 import { validatePackage } from '../../../core/package/index';
 import { samplePackage } from '../core/store/samplePackage';
+import { openLocalStore } from '../../../core/store/local';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/skills/packages/', import.meta.url));
 
@@ -194,5 +195,39 @@ describe('the default connection', () => {
     const second = await cli(['list', '--json'], env);
     expect(second.stderr).not.toContain('seeded');
     expect(json<{ skills: unknown[] }>(second).skills).toHaveLength(valid.length);
+  });
+});
+
+describe('a local registry damaged on disk', () => {
+  const id = { namespace: 'travel', name: 'weather-assessment' };
+  let dir: string;
+  let versionFile: string;
+  beforeAll(async () => {
+    dir = join(work, 'damaged-reg');
+    const store = await openLocalStore(dir);
+    await store.publish({ id, body: await readFile(join(EXAMPLES, 'travel', 'weather-assessment.json'), 'utf8'), precondition: { kind: 'create' } });
+    await store.publish({ id: { namespace: 'travel', name: 'other' }, body: JSON.stringify(samplePackage('other')), precondition: { kind: 'create' } });
+    await store.close();
+    versionFile = join(dir, 'skills', 'travel', 'weather-assessment', 'versions', '1.json');
+    const file = JSON.parse(await readFile(versionFile, 'utf8')) as { package: { description: string } };
+    file.package.description = 'Use when the user asks for anything at all.';
+    await writeFile(versionFile, JSON.stringify(file));
+  });
+
+  it('refuses a tampered revision in get and eval with an integrity error naming the file (exit 6)', async () => {
+    const get = await cli(['get', 'travel/weather-assessment', '--from', `local:${dir}`, '--json']);
+    expect(get.code, get.stderr).toBe(6);
+    expect(json<{ error: { code: string } }>(get).error.code).toBe('integrity_mismatch');
+    expect(get.stderr).toContain(versionFile);
+    const evaluated = await cli(['eval', 'travel/weather-assessment', '--from', `local:${dir}`, '--model', 'baseline:lexical', '--out', join(work, 'damaged-run')]);
+    expect(evaluated.code, evaluated.stderr).toBe(6);
+    expect(evaluated.stderr).toContain(versionFile);
+  });
+
+  it('lists every skill after its catalog folder was deleted', async () => {
+    await rm(join(dir, 'catalog'), { recursive: true });
+    const list = await cli(['list', '--from', `local:${dir}`, '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    expect(json<{ skills: { name: string }[] }>(list).skills.map((s) => s.name).sort()).toEqual(['other', 'weather-assessment']);
   });
 });

@@ -4,8 +4,9 @@
  * example skills: the deterministic baselines, and an emulated
  * OpenAI-compatible server for a model slow enough to be stopped.
  */
-import { readFile, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalRunView, WorkbenchEvents, WorkbenchParams } from '../../../core/api/contract';
 import { WorkbenchApiError } from '../../../core/api/errors';
@@ -69,6 +70,27 @@ describe('evals over the WorkbenchApi (direct transport)', () => {
     expect(catalog.entries.some((e) => e.under_test && e.skill === 'travel/weather-assessment')).toBe(true);
     expect(plan.config_hash).toMatch(/^[0-9a-f]{16}$/);
     expect(plan.resumable).toBeNull();
+  });
+
+  it('reads no package or extra-cases file through a link that leads out of the workspace', async () => {
+    const ws = await mkdtemp(join(tmpdir(), 'skillbench-port-ws-'));
+    const outside = await mkdtemp(join(tmpdir(), 'skillbench-port-outside-'));
+    try {
+      await cp(resolve('examples/skills/packages/travel/weather-assessment.json'), join(outside, 'weather-assessment.json'));
+      await mkdir(join(ws, 'skills', 'packages', 'travel'), { recursive: true });
+      await symlink(join(outside, 'weather-assessment.json'), join(ws, 'skills', 'packages', 'travel', 'weather-assessment.json'));
+      await wb.client['workspace.open']({ dir: ws });
+      const file = await failure(wb.client['evals.plan']({ ...request(BASELINES), targets: [{ kind: 'file', path: 'skills/packages/travel/weather-assessment.json' }] }));
+      expect(file.data).toMatchObject({ code: 'forbidden', details: { reason: 'outside_workspace' } });
+      await mkdir(join(ws, 'skills', 'evals', 'travel'), { recursive: true });
+      await symlink(join(outside, 'weather-assessment.json'), join(ws, 'skills', 'evals', 'travel', 'weather-assessment.json'));
+      const extras = await failure(wb.client['evals.plan'](request(BASELINES)));
+      expect(extras.data).toMatchObject({ code: 'forbidden', details: { reason: 'outside_workspace' } });
+    } finally {
+      await wb.client['workspace.close']();
+      await rm(ws, { recursive: true, force: true });
+      await rm(outside, { recursive: true, force: true });
+    }
   });
 
   it('refuses a bad model spec with its pointer, and a skill the store lacks', async () => {

@@ -26,6 +26,23 @@ describe('skillbench main', () => {
     expect(c.out()).toContain('Usage: skillbench <command>');
   });
 
+  it.each([
+    ['eval', ['eval', 'skills/packages/travel/x.json', '--model', 'baseline:lexical', '--min-accuracy', '1.5'], '--min-accuracy must be a number from 0 to 1'],
+    ['select', ['select', '--bogus'], '--bogus'],
+    ['analyze', ['analyze', 'travel/weather-assessment', '--effort', 'extreme'], '--effort'],
+    ['get', ['get', 'travel/x', '--version', 'two'], '--version must be a positive integer'],
+    ['delete', ['delete', 'travel/x', '--range', '1-9007199254740993', '--if-match', 'v1', '--reason', 'r'], '9007199254740993 is too large'],
+  ])('refuses bad usage of %s in one line that says how to get help, without the usage text', async (name, argv, problem) => {
+    const c = capture();
+    expect(await main(argv, c.io)).toBe(2);
+    const lines = c.err().split('\n').filter((l) => l.trim() !== '');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`skillbench ${name}: `);
+    expect(lines[0]).toContain(problem);
+    expect(lines[0]).toContain(`skillbench ${name} --help`);
+    expect(c.err()).not.toContain('Usage:');
+  });
+
   it('exits 2 with usage when no command is given', async () => {
     const c = capture();
     expect(await main([], c.io)).toBe(2);

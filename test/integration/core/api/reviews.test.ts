@@ -5,7 +5,7 @@
  * Whoever acts is the principal of the key that signs, whatever name the
  * environment or git gives.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchApiError } from '../../../../core/api/errors';
@@ -62,13 +62,17 @@ describe('reviews through the WorkbenchApi', () => {
     expect(list.reviews.map((r) => r.id)).toEqual([second.id]);
   });
 
-  it('refuses a request file rewritten through workspace.save (status set by hand): nothing is published', async () => {
+  it('refuses a request file rewritten by hand (status set, text changed), through workspace.save or on disk: nothing is published', async () => {
     const created = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'forged' });
     const read = await alice.client['workspace.read']({ path: created.file });
     const doc = JSON.parse(read.text) as Record<string, unknown>;
     const pkg = JSON.parse(doc['package_text'] as string) as { description: string };
     pkg.description = 'Never reviewed.';
-    await alice.client['workspace.save']({ path: created.file, text: JSON.stringify({ ...doc, status: 'approved', package_text: `${JSON.stringify(pkg, null, 2)}\n` }, null, 2), base_hash: read.hash });
+    const forged = JSON.stringify({ ...doc, status: 'approved', package_text: `${JSON.stringify(pkg, null, 2)}\n` }, null, 2);
+    // The API writes only package files: a request file is written through the review methods alone.
+    expect((await failure(alice.client['workspace.save']({ path: created.file, text: forged, base_hash: read.hash }))).data).toMatchObject({ code: 'forbidden' });
+    // Whoever can push the file can still rewrite it; the signatures then refuse it.
+    await writeFile(join(ws, created.file), forged);
     const before = await bob.client['packages.get']({ connection: 'prod', skill: SKILL });
     const refused = await failure(alice.client['reviews.publish']({ id: created.id, idempotency_key: 'forged-1' }));
     expect(refused.data).toMatchObject({ code: 'forbidden' });
@@ -178,5 +182,32 @@ describe('reviews through the WorkbenchApi', () => {
     } finally {
       off();
     }
+  });
+
+  it('never reads a request source or writes a request outside the workspace', async () => {
+    const created = await alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'boundary' });
+    await bob.client['reviews.approve']({ id: created.id });
+    // A request file pointing its source out of the workspace, at a copy of the approved bytes: never read, so the request is stale.
+    const outside = join(pair!.work, 'outside');
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'weather-assessment.json'), await readFile(join(ws, DRAFT), 'utf8'));
+    const file = join(ws, 'skills', 'reviews', `${created.id}.json`);
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    await rm(join(ws, DRAFT));
+    for (const source of ['../outside/weather-assessment.json', 'skills/packages/travel/linked.json']) {
+      await rm(join(ws, 'skills', 'packages', 'travel', 'linked.json'), { force: true });
+      if (source.endsWith('linked.json')) await symlink(join(outside, 'weather-assessment.json'), join(ws, 'skills', 'packages', 'travel', 'linked.json'));
+      await writeFile(file, JSON.stringify({ ...doc, source }, null, 2));
+      expect(await bob.client['reviews.get']({ id: created.id }), source).toMatchObject({ status: 'stale', stale: true });
+      expect((await failure(bob.client['reviews.publish']({ id: created.id, idempotency_key: `rv-out-${source.length}` }))).data).toMatchObject({ details: { reason: 'stale' } });
+    }
+    // A reviews folder linked out of the workspace is neither listed nor written into.
+    await rename(join(ws, 'skills', 'reviews'), join(outside, 'reviews'));
+    await symlink(join(outside, 'reviews'), join(ws, 'skills', 'reviews'));
+    const before = await readdir(join(outside, 'reviews'));
+    expect((await failure(alice.client['reviews.list']({}))).data).toMatchObject({ code: 'forbidden', details: { reason: 'outside_workspace' } });
+    await writeFile(join(ws, DRAFT), doc.package_text);
+    expect((await failure(alice.client['reviews.create']({ source: { kind: 'file', path: DRAFT }, connection: 'prod', note: 'out' }))).data).toMatchObject({ code: 'forbidden' });
+    expect(await readdir(join(outside, 'reviews'))).toEqual(before);
   });
 });

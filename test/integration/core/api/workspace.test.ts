@@ -7,7 +7,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { cp, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -185,6 +185,93 @@ describe.each(TRANSPORTS)('workspace and drafts over %s', (transport) => {
     const diff = await wb.client['diff.packages']({ before: { kind: 'file', path }, after: { kind: 'draft', draft: draft.id } });
     expect(diff.before.label).toBe(path);
     expect(JSON.stringify(diff.diff)).toContain('diffed');
+  });
+});
+
+describe.each(['direct', 'websocket'] as const)('the workspace boundary on real paths, over %s', (transport) => {
+  let wb: Workbench;
+  let root: string;
+  let outside: string;
+  const SECRET = 'root:x:0:0:outside-the-workspace-marker';
+
+  beforeAll(async () => {
+    root = await exampleWorkspace();
+    outside = await mkdtemp(join(tmpdir(), 'skillbench-outside-'));
+    await writeFile(join(outside, 'passwd'), SECRET);
+    await mkdir(join(outside, 'folder'));
+    await writeFile(join(outside, 'folder', 'linked.json'), SECRET);
+    await mkdir(join(root, '.git', 'hooks'), { recursive: true });
+    await writeFile(join(root, '.git', 'config'), '[user]\n\tname = Real Person\n');
+    // A package path linked to a file outside, a namespace folder linked outside, a link to a file inside, and one to .git/config.
+    await symlink(join(outside, 'passwd'), join(root, 'skills', 'packages', 'travel', 'passwd.json'));
+    await symlink(join(outside, 'folder'), join(root, 'skills', 'packages', 'evil'));
+    await symlink(join(root, WEATHER_PATH), join(root, 'skills', 'packages', 'travel', 'alias.json'));
+    await symlink(join(root, '.git', 'config'), join(root, 'skills', 'packages', 'travel', 'config.json'));
+    wb = await openWorkbench(transport, { watch: { batchMs: 20 } });
+    await wb.client['workspace.open']({ dir: root });
+  });
+  afterAll(async () => {
+    await wb?.close();
+    await rm(root, { recursive: true, force: true });
+    await rm(outside, { recursive: true, force: true });
+  });
+
+  const refusedOutside = async (call: Promise<unknown>, reason = 'outside_workspace') => {
+    const error = await failure(call);
+    expect(error.data).toMatchObject({ code: 'forbidden', details: { reason } });
+    expect(JSON.stringify(error.data)).not.toContain(SECRET);
+    expect(JSON.stringify(error.data)).not.toContain(outside);
+    return error;
+  };
+
+  it('never reads through a link that leads out: the file itself, or a folder above it', async () => {
+    await refusedOutside(wb.client['workspace.read']({ path: 'skills/packages/travel/passwd.json' }));
+    await refusedOutside(wb.client['workspace.read']({ path: 'skills/packages/evil/linked.json' }));
+    await refusedOutside(wb.client['drafts.openFile']({ path: 'skills/packages/travel/passwd.json' }));
+    await refusedOutside(wb.client['diff.packages']({ before: { kind: 'file', path: 'skills/packages/evil/linked.json' }, after: { kind: 'file', path: WEATHER_PATH } }));
+    // A link that stays inside the workspace is followed, unless it lands on a hidden file.
+    expect((await wb.client['workspace.read']({ path: 'skills/packages/travel/alias.json' })).text).toBe(await readFile(join(root, WEATHER_PATH), 'utf8'));
+    await refusedOutside(wb.client['workspace.read']({ path: 'skills/packages/travel/config.json' }), 'hidden');
+    await refusedOutside(wb.client['workspace.read']({ path: '.git/config' }), 'hidden');
+  });
+
+  it('never writes through a link that leads out, and leaves the outside untouched', async () => {
+    const text = await readFile(join(root, WEATHER_PATH), 'utf8');
+    await refusedOutside(wb.client['workspace.save']({ path: 'skills/packages/travel/passwd.json', text, base_hash: null }));
+    await refusedOutside(wb.client['workspace.save']({ path: 'skills/packages/evil/linked.json', text, base_hash: null }));
+    await refusedOutside(wb.client['workspace.save']({ path: 'skills/packages/evil/new-file.json', text, base_hash: null }));
+    expect(await readFile(join(outside, 'passwd'), 'utf8')).toBe(SECRET);
+    expect((await readdir(join(outside, 'folder'))).sort()).toEqual(['linked.json']);
+    expect(await readFile(join(outside, 'folder', 'linked.json'), 'utf8')).toBe(SECRET);
+  });
+
+  it('writes only package files below skills/packages: never .git, the reviews or anything else', async () => {
+    const text = await readFile(join(root, WEATHER_PATH), 'utf8');
+    for (const path of ['.git/hooks/pre-commit', '.git/config', 'skills/packages/.hidden/x.json', 'skills/packages/travel/config.json']) {
+      await refusedOutside(wb.client['workspace.save']({ path, text, base_hash: null }), 'hidden');
+    }
+    for (const path of ['package.json', 'README.md', 'skills/reviews/r1.json', 'skills/evals/travel/weather-assessment.json', 'skills/packages/travel/notes.txt']) {
+      await refusedOutside(wb.client['workspace.save']({ path, text, base_hash: null }), 'not_owned');
+    }
+    expect(await readFile(join(root, '.git', 'config'), 'utf8')).toBe('[user]\n\tname = Real Person\n');
+    expect(existsSync(join(root, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(root, 'skills', 'reviews'))).toBe(false);
+    expect(existsSync(join(root, 'package.json'))).toBe(false);
+    // What the workbench owns it still writes, creating the namespace folder.
+    const created = await wb.client['workspace.save']({ path: 'skills/packages/fresh/new-skill.json', text, base_hash: null });
+    expect(created.hash).toBe(hashText(text));
+    expect(await readFile(join(root, 'skills', 'packages', 'fresh', 'new-skill.json'), 'utf8')).toBe(text);
+  });
+
+  it('lists a link that leads out as a problem, never as a package, and refuses a NUL byte without echoing a path', async () => {
+    const view = await wb.client['workspace.list']();
+    const linked = view?.entries.find((e) => e.path === 'skills/packages/travel/passwd.json');
+    expect(linked?.skill).toBeUndefined();
+    expect(linked?.problem?.message).toContain('leads out of');
+    expect(view?.entries.find((e) => e.path === 'skills/packages/evil')?.problem?.message).toContain('leads out of');
+    expect(view?.entries.some((e) => e.path.startsWith('skills/packages/evil/'))).toBe(false);
+    const nul = await failure(wb.client['workspace.read']({ path: 'skills/packages/travel/a\u0000.json' }));
+    expect(JSON.stringify(nul.data)).not.toContain(root);
   });
 });
 

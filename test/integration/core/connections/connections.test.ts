@@ -169,6 +169,10 @@ describe('saved connections', () => {
         wb.client['connections.test']({ profile: { name: 'x', target: { kind: 'redis', hosts: [{ host: '127.0.0.1', port: tlsPort }], tls: { ca_file: tls.caFile, servername: 'localhost' } } } }),
       );
       expect(withCa).toMatchObject({ ok: true });
+      // TLS asked of a server that speaks plain Redis: the handshake never completes, and that is TLS, not a timeout.
+      const plain = await record(wb.client['connections.test']({ profile: { name: 'x', target: { kind: 'redis', hosts: [redisHost()], tls: {} } } }));
+      expect(plain).toMatchObject({ ok: false, cause: 'tls' });
+      expect((plain as { message: string }).message).toContain('plain Redis');
     });
 
     it('tests an admin API: the token, a refused token (401) and a wrong base URL with the right one suggested', async () => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
@@ -9,7 +10,8 @@ import { runCli } from '../../../helpers/cli';
 import { StoreError } from '../../../../core/store/errors';
 import { openLocalStore } from '../../../../core/store/local';
 import type { SkillStore } from '../../../../core/store/types';
-import type { SkillId } from '../../../../core/package/types';
+import type { SkillId, SkillPackage } from '../../../../core/package/types';
+import { computeIntegrity } from '../../../../core/package/index';
 import { describeStoreConformance } from './conformance';
 import { samplePackage } from './samplePackage';
 
@@ -29,7 +31,7 @@ function runCrasher(dir: string, id: SkillId, seed: string, at: 'after-commit' |
 async function catalogOnDisk(dir: string, id: SkillId): Promise<{ version: number } | undefined> {
   const found: { version: number }[] = [];
   for (const n of await readdir(join(dir, 'catalog'))) {
-    if (!n.endsWith('.json')) continue;
+    if (!/^[0-9a-f]{2}\.json$/.test(n)) continue;
     const shard = JSON.parse(await readFile(join(dir, 'catalog', n), 'utf8')) as { skills: Record<string, { version: number }> };
     const entry = shard.skills[`${id.namespace}/${id.name}`];
     if (entry) found.push(entry);
@@ -157,7 +159,9 @@ describe('local registry', () => {
     const state = JSON.parse(await readFile(join(skill, 'state.json'), 'utf8')) as { published: number; next_version: number };
     expect(state).toMatchObject({ published: 2, next_version: 3 });
     const catalog = await readdir(join(dir, 'catalog'));
-    expect(catalog).toHaveLength(1);
+    expect(catalog.filter((n) => n !== 'shards.json')).toHaveLength(1);
+    const index = JSON.parse(await readFile(join(dir, 'catalog', 'shards.json'), 'utf8')) as { shards: string[] };
+    expect(index.shards.map((s) => `${s}.json`)).toEqual(catalog.filter((n) => n !== 'shards.json'));
     const audit = (await readFile(join(dir, 'audit.jsonl'), 'utf8')).trim().split('\n');
     expect(audit).toHaveLength(2);
     const all = [...(await readdir(dir)), ...(await readdir(skill)), ...(await readdir(join(skill, 'versions'))), ...catalog];
@@ -192,6 +196,98 @@ describe('local registry', () => {
     expect((await store.publish({ id, body: body('first'), precondition: { kind: 'create' } })).version).toBe(1);
     expect(existsSync(join(dir, 'registry.json'))).toBe(true);
     expect((await store.listMetadata()).map((m) => m.name)).toEqual(['first']);
+  });
+
+  it('never serves a revision changed on disk: get, a pinned version, the manifest and a resource fail naming the file', async () => {
+    const dir = await fresh();
+    const store = await openLocalStore(dir);
+    const id = { namespace: 'ns', name: 'tampered' };
+    const r = await store.publish({ id, body: body('tampered'), precondition: { kind: 'create' } });
+    const path = join(dir, 'skills', 'ns', 'tampered', 'versions', '1.json');
+    const file = JSON.parse(await readFile(path, 'utf8')) as { manifest_hash: string; resource_hashes: Record<string, string>; package: SkillPackage };
+    // A hand edit that keeps the file valid JSON, and even rewrites its own hashes to match.
+    file.package.description = 'Use when the user asks for anything at all.';
+    const forged = await computeIntegrity(file.package);
+    await writeFile(path, JSON.stringify({ ...file, manifest_hash: forged.manifest_hash, resource_hashes: forged.resource_hashes }));
+    // Each read starts only when awaited, so no rejection waits unhandled for its turn.
+    const reads = [
+      () => store.getPublished(id),
+      () => store.getVersion(id, 1),
+      () => store.getManifest({ ...id, version: 1, manifest_hash: forged.manifest_hash }),
+      () => store.getManifest({ ...id, version: 1, manifest_hash: r.manifest_hash }),
+      () => store.getResource({ skill: { ...id, version: 1, manifest_hash: r.manifest_hash }, name: 'checklist', expected_hash: file.resource_hashes['checklist'] ?? '' }),
+    ];
+    for (const read of reads) {
+      const error = (await read().catch((e: unknown) => e)) as StoreError;
+      expect(error).toBeInstanceOf(StoreError);
+      expect(error.code).toBe('integrity_mismatch');
+      expect(error.message).toContain(path);
+      expect(error.details).toMatchObject({ file: path, expected: r.manifest_hash });
+    }
+    // Plain JSON damage and a missing file are integrity failures too.
+    await writeFile(path, '{"format":1,"package":{"disp');
+    expect(((await store.getPublished(id).catch((e: unknown) => e)) as StoreError).code).toBe('integrity_mismatch');
+    await rm(path);
+    expect(((await store.getPublished(id).catch((e: unknown) => e)) as StoreError).message).toContain(`${path} is missing`);
+  });
+
+  describe('a damaged catalog is rebuilt from the revisions, never served short', () => {
+    const ids = Array.from({ length: 24 }, (_, i) => ({ namespace: `ns-${i % 3}`, name: `skill-${i}` }));
+    const keys = ids.map((id) => `${id.namespace}/${id.name}`).sort();
+    const listed = async (store: SkillStore) => (await store.listMetadata()).map((m) => `${m.namespace}/${m.name}`).sort();
+    async function populated(): Promise<{ dir: string; store: SkillStore }> {
+      const dir = await fresh();
+      const store = await openLocalStore(dir, { durable: false });
+      for (const id of ids) await store.publish({ id, body: body(id.name), precondition: { kind: 'create' } });
+      expect(await listed(store)).toEqual(keys);
+      return { dir, store };
+    }
+    const shards = async (dir: string) => (await readdir(join(dir, 'catalog'))).filter((n) => /^[0-9a-f]{2}\.json$/.test(n)).sort();
+
+    it('a deleted shard: the skills it held do not vanish from the list', async () => {
+      const { dir, store } = await populated();
+      const before = await shards(dir);
+      expect(before.length).toBeGreaterThan(3);
+      await rm(join(dir, 'catalog', before[1]!));
+      expect(await listed(store)).toEqual(keys);
+      expect(await listed(await openLocalStore(dir))).toEqual(keys);
+      expect(await shards(dir)).toEqual(before);
+    });
+
+    it('a deleted catalog folder reads as every skill, not as 0 skills', async () => {
+      const { dir, store } = await populated();
+      await rm(join(dir, 'catalog'), { recursive: true });
+      expect(await listed(store)).toEqual(keys);
+      await rm(join(dir, 'catalog'), { recursive: true });
+      expect(await listed(await openLocalStore(dir))).toEqual(keys);
+    });
+
+    it('a shard or an index that does not parse, or a missing index, is rebuilt', async () => {
+      const { dir, store } = await populated();
+      const [first] = await shards(dir);
+      await writeFile(join(dir, 'catalog', first!), '{"format":1,"ski');
+      expect(await listed(store)).toEqual(keys);
+      await writeFile(join(dir, 'catalog', 'shards.json'), 'not json');
+      expect(await listed(store)).toEqual(keys);
+      await rm(join(dir, 'catalog', 'shards.json'));
+      expect(await listed(store)).toEqual(keys);
+      expect(JSON.parse(await readFile(join(dir, 'catalog', 'shards.json'), 'utf8')).shards).toHaveLength((await shards(dir)).length);
+    });
+
+    it('a publish into a shard that was deleted rebuilds the catalog instead of writing that shard with one entry', async () => {
+      const { dir, store } = await populated();
+      const shardOf = (id: SkillId) => `${createHash('sha256').update(`${id.namespace}/${id.name}`).digest('hex').slice(0, 2)}.json`;
+      const victim = ids[5]!;
+      let n = 0;
+      while (shardOf({ namespace: 'ns-0', name: `late-${n}` }) !== shardOf(victim)) n++;
+      const late = { namespace: 'ns-0', name: `late-${n}` };
+      await rm(join(dir, 'catalog', shardOf(victim)));
+      await store.publish({ id: late, body: body('late'), precondition: { kind: 'create' } });
+      // Read from the disk, not through the store: the publish itself left a whole catalog.
+      const shard = JSON.parse(await readFile(join(dir, 'catalog', shardOf(victim)), 'utf8')) as { skills: Record<string, unknown> };
+      expect(Object.keys(shard.skills)).toEqual(expect.arrayContaining([`${victim.namespace}/${victim.name}`, `${late.namespace}/${late.name}`]));
+      expect(await listed(store)).toEqual([...keys, `${late.namespace}/${late.name}`].sort());
+    });
   });
 
   it('reports a version file that no longer parses as an integrity failure', async () => {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,5 +57,45 @@ describe('readFileBounded', () => {
       expect(error?.message).toMatch(new RegExp(`^it is ${kind}, not a (regular )?file`));
     }
     expect((await failure(readFileBounded(join(dir, 'absent'), 10, 'absent')))?.code).toBe('not_found');
+  });
+
+  describe('a file system refusal names the path as the caller shows it, never the absolute one', () => {
+    // Callers pass the workspace-relative path as the label; Node's own messages quote the absolute path.
+    const rel = 'skills/packages/ns/target.json';
+    async function refusal(path: string, label = rel): Promise<WorkbenchError> {
+      const error = await failure(readFileBounded(path, 1024, label));
+      expect(error).toBeInstanceOf(WorkbenchError);
+      expect(error!.message.startsWith(label.replace(/\0/g, '\\0'))).toBe(true);
+      expect(JSON.stringify({ message: error!.message, details: error!.details })).not.toContain(dir);
+      return error!;
+    }
+
+    it.runIf(process.platform !== 'win32')('a loop of symbolic links (ELOOP)', async () => {
+      await symlink(join(dir, 'loop-b.json'), join(dir, 'loop-a.json'));
+      await symlink(join(dir, 'loop-a.json'), join(dir, 'loop-b.json'));
+      const error = await refusal(join(dir, 'loop-a.json'));
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toBe(`${rel}: cannot read it: a loop of symbolic links`);
+    });
+
+    it('a file where a folder is expected on the way (ENOTDIR) is not found', async () => {
+      await writeFile(join(dir, 'plain'), '{}');
+      const error = await refusal(join(dir, 'plain', 'target.json'));
+      expect(error.code).toBe('not_found');
+      expect(error.message).toBe(`${rel}: no such file (a part of its path is a file, not a folder)`);
+    });
+
+    it('a name longer than the file system takes (ENAMETOOLONG)', async () => {
+      await mkdir(join(dir, 'long'), { recursive: true });
+      const error = await refusal(join(dir, 'long', `${'n'.repeat(300)}.json`));
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toBe(`${rel}: cannot read it: a name in the path is longer than the file system allows`);
+    });
+
+    it('a NUL byte, shown escaped', async () => {
+      const error = await refusal(join(dir, 'a\u0000b.json'), 'skills/packages/ns/a\u0000b.json');
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toBe('skills/packages/ns/a\\0b.json: a path cannot hold a NUL byte');
+    });
   });
 });

@@ -4,7 +4,7 @@
  * of the new bytes; dotfiles and the temporary files of atomic saves are not
  * reported.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,6 +46,26 @@ describe.each([false, true])('watchWorkspace (polling %s)', (polling) => {
     await expect.poll(() => seen.some((c) => c.kind === 'removed'), { timeout: 10_000 }).toBe(true);
     expect(seen.filter((c) => c.path.split('/').some((p) => p.startsWith('.')))).toEqual([]);
   });
+});
+
+it('reports a link that leads out of the workspace without reading what it points at', async () => {
+  root = await mkdtemp(join(tmpdir(), 'skillbench-watch-'));
+  const outside = await mkdtemp(join(tmpdir(), 'skillbench-watch-outside-'));
+  try {
+    const ns = join(root, 'skills', 'packages', 'travel');
+    await mkdir(ns, { recursive: true });
+    await writeFile(join(outside, 'secret.json'), '{"secret":1}');
+    const seen: WorkspaceChange[] = [];
+    watcher = await watchWorkspace(root, (changes) => seen.push(...changes), { batchMs: 20 });
+    await symlink(join(outside, 'secret.json'), join(ns, 'linked.json'));
+    await writeFile(join(ns, 'real.json'), '{"v":1}');
+    await expect.poll(() => seen.some((c) => c.path === 'skills/packages/travel/real.json'), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => seen.find((c) => c.path === 'skills/packages/travel/linked.json'), { timeout: 10_000 }).toBeDefined();
+    expect(seen.filter((c) => c.path === 'skills/packages/travel/linked.json').map((c) => c.hash)).toEqual([undefined]);
+    expect(seen.some((c) => c.hash === hashText('{"secret":1}'))).toBe(false);
+  } finally {
+    await rm(outside, { recursive: true, force: true });
+  }
 });
 
 it('treats a local temp folder as a local (natively watched) folder', async () => {

@@ -60,6 +60,33 @@ describe('FileSecretStore', () => {
     expect(await new FileSecretStore(dir, { env: { SKILLBENCH_SECRET_KEY: 'one' } }).get('prod')).toEqual({ password: MARKER });
   });
 
+  it('says which key is missing or wrong when secrets are locked, instead of blaming a key file that is there', async () => {
+    const locked = async (env: Record<string, string>): Promise<string> => {
+      const error = await new FileSecretStore(dir, { env }).get('prod').catch((e: unknown) => e);
+      expect((error as WorkbenchError).code).toBe('secrets_locked');
+      return (error as Error).message;
+    };
+    // Sealed with the key file, read with the variable set.
+    await new FileSecretStore(dir, { env: {} }).update('prod', { password: MARKER });
+    const withVariable = await locked({ SKILLBENCH_SECRET_KEY: 'a passphrase' });
+    expect(withVariable).toContain('sealed with the key file');
+    expect(withVariable).toContain('SKILLBENCH_SECRET_KEY is set');
+    expect(withVariable).not.toMatch(/missing|replaced/);
+    const keyFile = await readFile(join(dir, 'secrets.key'));
+    await rm(join(dir, 'secrets.key'));
+    expect(await locked({})).toContain('key file (secrets.key) is missing');
+    await writeFile(join(dir, 'secrets.key'), Buffer.alloc(32, 7).toString('base64'));
+    expect(await locked({})).toContain('key file (secrets.key) was replaced');
+    await writeFile(join(dir, 'secrets.key'), keyFile);
+    expect(await new FileSecretStore(dir, { env: {} }).get('prod')).toEqual({ password: MARKER });
+
+    // Sealed with the variable, read without it or with another value.
+    await rm(join(dir, 'secrets.json'));
+    await new FileSecretStore(dir, { env: { SKILLBENCH_SECRET_KEY: 'one' } }).update('prod', { password: MARKER });
+    expect(await locked({})).toContain('SKILLBENCH_SECRET_KEY is not set');
+    expect(await locked({ SKILLBENCH_SECRET_KEY: 'two' })).toContain('SKILLBENCH_SECRET_KEY is not the value they were sealed with');
+  });
+
   it('refuses an altered file as locked rather than reading garbage', async () => {
     const store = new FileSecretStore(dir, { env: {} });
     await store.update('prod', { password: MARKER });

@@ -80,6 +80,31 @@ describe('discoverPackages', () => {
     expect(found.find((f) => f.path === 'travel/linked.json')?.id).toEqual({ namespace: 'travel', name: 'linked' });
   });
 
+  it('reports a link that leads out of the folder as a problem, for a file and for a folder, and reads neither', async () => {
+    const outside = await mkdtemp(join(tmpdir(), 'skillbench-discover-outside-'));
+    try {
+      await mkdir(join(outside, 'ns'));
+      await writeFile(join(outside, 'ns', 'secret.json'), '{}');
+      await mkdir(join(root, 'travel'));
+      await symlink(join(outside, 'ns', 'secret.json'), join(root, 'travel', 'linked.json'));
+      await symlink(join(outside, 'ns'), join(root, 'elsewhere'));
+      const found = await discoverPackages(root);
+      expect(found.find((f) => f.path === 'travel/linked.json')).toMatchObject({ problem: { code: 'unexpected_entry' } });
+      expect(found.find((f) => f.path === 'travel/linked.json')?.id).toBeUndefined();
+      expect(found.find((f) => f.path === 'elsewhere')?.problem?.message).toContain('leads out of the folder');
+      expect(found.some((f) => f.path.startsWith('elsewhere/'))).toBe(false);
+      // skills/packages itself linked out of the workspace.
+      const ws = join(root, 'ws');
+      await mkdir(join(ws, 'skills'), { recursive: true });
+      await symlink(outside, join(ws, 'skills', 'packages'));
+      const linked = await discoverPackages(ws);
+      expect(linked).toHaveLength(1);
+      expect(linked[0]!.problem?.message).toContain('leads out of the folder');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('reports a missing root as one unreadable entry', async () => {
     const found = await discoverPackages(join(root, 'missing'));
     expect(found).toHaveLength(1);
