@@ -31,6 +31,7 @@ import { signData } from '../../../core/review/sshsig';
 import { parseStatement, statementText } from '../../../core/review/statement';
 import { encodeAttestation } from '../../../core/review/verify';
 import { openLocalStore } from '../../../core/store/local';
+import { isStoreError } from '../../../core/store/errors';
 import { runCli, startCli, type CliRun } from '../../helpers/cli';
 import { makeSigners, signingEnv } from '../../helpers/sshKeys';
 
@@ -78,7 +79,12 @@ describe('nine forgeries against a protected, approval-enforcing registry', () =
   };
   /** What prod holds: read from its folder behind the host. */
   const prodHolds = async (): Promise<string[]> => {
-    const store = await openLocalStore(prodDir, { create: false });
+    // No registry yet (nothing was ever published through the host) holds nothing.
+    const store = await openLocalStore(prodDir, { create: false }).catch((error: unknown) => {
+      if (isStoreError(error, 'not_found')) return undefined;
+      throw error;
+    });
+    if (store === undefined) return [];
     try {
       return (await store.listMetadata()).map((m) => `${m.namespace}/${m.name}@${m.version}`).sort();
     } finally {
