@@ -1,5 +1,14 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Unit tests that measure the worker's live heap (with a full collection every few
+ * milliseconds): in a worker that keeps the modules of every file it ran, each
+ * collection walks all of them, so these run in a fresh process of their own.
+ */
+const HEAP_TESTS = ['test/unit/evals/reports/json.test.ts', 'test/unit/evals/reports/html.test.ts'];
+
+// `npm test` (scripts/test.mjs) runs the unit and integration projects first and
+// the e2e project after them, so Chromium never competes with the node tests.
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -9,28 +18,51 @@ export default defineConfig({
     // a correct UI or process is still catching up; like the test timeouts, this limit
     // only catches a state that never comes.
     expect: { poll: { timeout: 30_000, interval: 50 } },
+    // A timeout only catches a hang: no verdict may rest on speed, and a loaded
+    // 2-core machine runs the integration tests many times slower than an idle one.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     projects: [
       {
+        // Pure code: each worker loads the modules once for all its files. A test that
+        // changes shared state (the environment, timers, a module's settings) restores it.
         extends: true,
         test: {
-          name: 'node',
-          include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', '**/node_modules/**'],
-          // A timeout only catches a hang: no verdict may rest on speed, and a loaded
-          // 2-core machine runs the CLI tests many times slower than an idle one.
-          testTimeout: 180_000,
-          hookTimeout: 180_000,
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          exclude: HEAP_TESTS,
+          isolate: false,
         },
       },
       {
-        // Chromium against `skillbench serve`: a renderer build, a server and a
-        // browser per file, on a machine that may be busy; never a speed assertion.
+        extends: true,
+        test: {
+          name: 'unit-heap',
+          include: HEAP_TESTS,
+        },
+      },
+      {
+        // Real processes, sockets, redis-server and the CLI (mostly in process, through
+        // main(argv, io); the real binary where only a process will do).
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+        },
+      },
+      {
+        // Chromium against `skillbench serve`: a renderer build, a server per app and one
+        // Chromium per worker, shared by its files (hence no isolation; each page gets a
+        // fresh browser context). Every wait is for the app's own signal; the limits
+        // (test/e2e/harness.ts) only catch a state that never comes on a busy machine.
         extends: true,
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          testTimeout: 180_000,
+          isolate: false,
+          testTimeout: 600_000,
           hookTimeout: 600_000,
+          expect: { poll: { timeout: 300_000, interval: 50 } },
         },
       },
     ],

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `skillbench` command: runs the TypeScript CLI through tsx's loader.
-import { register } from 'tsx/esm/api';
+// The `skillbench` command: runs the CLI as built by scripts/build-cli.mjs
+// (dist/cli), rebuilding it first when a source changed since the last build.
+import { loadMain } from '../scripts/cliBundle.mjs';
 
-register();
-const { main } = await import('../cli/main.ts');
+const main = await loadMain();
 process.exitCode = await main(process.argv.slice(2));

@@ -44,18 +44,53 @@ const COMMANDS: Record<string, Loader> = {
   export: () => import('./commands/interop').then((m) => ({ command: m.exportCommand })),
 };
 
+/**
+ * Each command's `summary`, as its module states it, for `skillbench --help`:
+ * listing the commands then loads none of them (a unit test keeps the two equal).
+ */
+export const SUMMARIES: Readonly<Record<string, string>> = {
+  validate: 'Validate package files offline (compiler-style findings, exit 1 if invalid)',
+  publish: 'Publish a package as the next revision (conditional, idempotent)',
+  get: 'Read the published package (or a retained version) and its ETag',
+  versions: 'List body-free version history, newest first',
+  delete: 'Delete old revisions (guarded, atomic, audited)',
+  list: 'List published skills (body-free), with filters',
+  check: 'Compare a folder of packages with a store (read-only drift report)',
+  sync: 'Publish a folder of packages to a store (changed ones only, verified, never deletes)',
+  'registry serve': 'Serve the V1 admin API over a store',
+  serve: 'Serve the workbench UI and its API to a browser',
+  select: 'Simulate runtime skill activation, resource selection and projection',
+  eval: 'Evaluate skill activation accuracy across models (resumable, CI gates)',
+  analyze: 'AI authoring advice and checked JSON Patch proposals for a package file',
+  optimize: 'Optimize a skill description across models; propose it only on a proven held-out gain',
+  'review create': 'file a publication request for a workspace package',
+  'review list': 'list the publication requests of the workspace',
+  'review show': 'show a publication request',
+  'review approve': 'approve a publication request (never your own)',
+  'review reject': 'reject a publication request',
+  'review publish': 'publish an approved request exactly as approved',
+  import: 'Convert Agent Skills SKILL.md folders into V1 packages of the workspace',
+  export: 'Write a V1 package as an Agent Skills folder (SKILL.md and references/)',
+};
+
 /** The registered command names, sorted. */
 export function commandNames(): string[] {
   return Object.keys(COMMANDS).sort();
 }
 
+/** Loads the command registered as `name` (undefined for an unknown name), e.g. to read its usage. */
+export async function loadCommand(name: string): Promise<Command | undefined> {
+  const loader = COMMANDS[name];
+  return loader ? (await loader()).command : undefined;
+}
+
 async function help(io: CliIo): Promise<void> {
   const lines = ['Usage: skillbench <command> [options]', '', 'Commands:'];
   for (const name of commandNames()) {
-    const loader = COMMANDS[name];
-    if (!loader) continue;
-    const { command } = await loader();
-    lines.push(`  ${name.padEnd(18)} ${command.summary}`);
+    // A command without a stated summary is loaded for it.
+    const summary = SUMMARIES[name] ?? (await loadCommand(name))?.summary;
+    if (summary === undefined) continue;
+    lines.push(`  ${name.padEnd(18)} ${summary}`);
   }
   lines.push('', 'Run `skillbench <command> --help` for its options.');
   io.stdout.write(`${lines.join('\n')}\n`);

@@ -5,7 +5,6 @@
  */
 import { WorkbenchError } from '../core/errors';
 import type { Finding } from '../core/package/types';
-import { ConnectionManager, isProfileName } from '../core/connections/manager';
 import { appDataDir, defaultConnection, redactConnection } from '../core/store/connect';
 import { StoreError } from '../core/store/errors';
 import { openSeededStore } from '../core/store/seed';
@@ -21,7 +20,10 @@ import { type CliIo, printJson, say } from './io';
  * of one that does not exist fails with `not_found` (exit 5) and creates nothing.
  */
 export async function openCliStore(connection: string | undefined, io: CliIo, options: { create?: boolean } = {}): Promise<SkillStore> {
-  if (connection !== undefined && isProfileName(connection.trim())) {
+  // Saved profiles load on demand: the default registry needs none of their machinery (zod, the API contract).
+  const profiles = connection === undefined ? undefined : await import('../core/connections/manager');
+  if (connection !== undefined && profiles?.isProfileName(connection.trim())) {
+    const { ConnectionManager } = profiles;
     const manager = new ConnectionManager({ dataDir: appDataDir(io.env), env: io.env });
     return (await manager.openByName(connection.trim(), { create: options.create === true })).store;
   }

@@ -6,9 +6,9 @@
  *    or older than its sources.
  * 2. When Electron's binary is installed: builds the main process and preload
  *    (dist/electron) the same way, then launches the desktop shell.
- * 3. When it is not (an install with ELECTRON_SKIP_BINARY_DOWNLOAD, a server),
- *    or on Linux without a display ($DISPLAY and $WAYLAND_DISPLAY unset): says
- *    so in one line and runs `skillbench serve --open` instead, the same
+ * 3. When it is not (its download failed or was skipped during `npm install`;
+ *    `npm run install:electron` retries it), or on Linux without a display
+ *    ($DISPLAY and $WAYLAND_DISPLAY unset): says so in one line and runs `skillbench serve --open` instead, the same
  *    workbench in the browser, on the embedded registry with the example skills.
  *
  * SIGINT and SIGTERM are passed on to the shell or the server, and the script
@@ -17,10 +17,10 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { electronBinary } from './electronBinary.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (...parts) => join(root, ...parts);
@@ -61,16 +61,6 @@ function run(what, args) {
   }
 }
 
-/** The Electron executable, or undefined when the package is installed without its binary. */
-function electronBinary() {
-  try {
-    const path = createRequire(import.meta.url)('electron');
-    return typeof path === 'string' && existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Runs `command`, passing signals on; exits with its code. */
 function launch(command, args) {
   const child = spawn(command, args, { cwd: root, stdio: 'inherit' });
@@ -93,7 +83,7 @@ if (stale([at('dist', 'renderer', 'index.html')], [at('renderer'), at('core'), a
 
 /** Why the desktop app cannot open here, or undefined when it can. */
 function whyNotElectron(binary) {
-  if (!binary) return "Electron's binary is not installed here";
+  if (!binary) return "Electron's binary is not installed here (npm run install:electron fetches it)";
   if (process.platform === 'linux' && !process.env['DISPLAY'] && !process.env['WAYLAND_DISPLAY']) return 'there is no display here ($DISPLAY is not set)';
   return undefined;
 }

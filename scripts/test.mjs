@@ -1,11 +1,17 @@
 #!/usr/bin/env node
-// `npm test`: provision the system packages the tests need, run vitest, and end
-// with one line `N passed, N failed` read from vitest's JSON reporter.
+// `npm test`: provision the system packages the tests need, build the CLI bundle
+// the tests spawn, run vitest in two phases (the unit, unit-heap and integration projects,
+// then the e2e project alone, so Chromium never competes with them for the two
+// cores), and end with one line `N passed, N failed` counted from both phases'
+// JSON reports. The exit code is vitest's: 0 only when both phases passed.
+//
+// Arguments go to both phases (`npm test -- test/unit/cli` runs what matches).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { summaryLine } from './testSummary.mjs';
+import { buildCli } from './build-cli.mjs';
+import { combinedSummaryLine } from './testSummary.mjs';
 
 /** Debian packages the tests need, by the command that proves each is present. */
 const REQUIRED = [
@@ -41,19 +47,38 @@ function provision() {
 }
 
 provision();
+// Tests that need a real process spawn bin/skillbench.mjs, which runs this bundle.
+await buildCli({ prune: true });
 
-const results = join(tmpdir(), `skillbench-vitest-${process.pid}.json`);
-const vitest = spawnSync(
-  process.execPath,
-  ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${results}`, ...process.argv.slice(2)],
-  { stdio: 'inherit', env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } },
-);
-
-let report;
-if (existsSync(results)) {
-  report = JSON.parse(readFileSync(results, 'utf8'));
-  rmSync(results, { force: true });
+const extra = process.argv.slice(2);
+const phases = [
+  ['--project', 'unit', '--project', 'unit-heap', '--project', 'integration'],
+  ['--project', 'e2e'],
+];
+const runs = [];
+for (const projects of phases) {
+  const results = join(tmpdir(), `skillbench-vitest-${process.pid}-${runs.length}.json`);
+  const vitest = spawnSync(
+    process.execPath,
+    [
+      'node_modules/vitest/vitest.mjs',
+      'run',
+      ...projects,
+      // A filter given on the command line may match nothing in one of the phases.
+      ...(extra.length > 0 ? ['--passWithNoTests'] : []),
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${results}`,
+      ...extra,
+    ],
+    { stdio: 'inherit', env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } },
+  );
+  let report;
+  if (existsSync(results)) {
+    report = JSON.parse(readFileSync(results, 'utf8'));
+    rmSync(results, { force: true });
+  }
+  runs.push({ report, exitCode: vitest.status ?? 1 });
 }
-const code = vitest.status ?? 1;
-console.log(summaryLine(report, code));
-process.exit(code);
+console.log(combinedSummaryLine(runs));
+process.exit(runs.find((r) => r.exitCode !== 0)?.exitCode ?? 0);

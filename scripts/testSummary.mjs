@@ -33,7 +33,21 @@ export function countResults(report) {
  * @param {number} exitCode vitest's exit code
  */
 export function summaryLine(report, exitCode) {
-  const counts = report === undefined ? { passed: 0, failed: 1 } : countResults(report);
-  const failed = exitCode !== 0 && counts.failed === 0 ? 1 : counts.failed;
-  return `${counts.passed} passed, ${failed} failed`;
+  return combinedSummaryLine([{ report, exitCode }]);
+}
+
+/**
+ * The closing line of several vitest runs in a row (the node projects, then the
+ * browser one): their counts added, each run counted as {@link summaryLine} does.
+ * @param {{ report: unknown, exitCode: number }[]} runs
+ */
+export function combinedSummaryLine(runs) {
+  let passed = 0;
+  let failed = 0;
+  for (const { report, exitCode } of runs) {
+    const counts = report === undefined ? { passed: 0, failed: 1 } : countResults(report);
+    passed += counts.passed;
+    failed += exitCode !== 0 && counts.failed === 0 ? 1 : counts.failed;
+  }
+  return `${passed} passed, ${failed} failed`;
 }

@@ -57,7 +57,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const connection = values.to ?? defaultConnection(io.env);
   let store: SkillStore | undefined;
   try {
-    store = await openStore(connection, { cwd: io.cwd, create: false });
+    store = await openStore(connection, { cwd: io.cwd, env: io.env, create: false });
     const local = await readLocalPackages(from, store.limits);
     const entries = await compareWithStore(store, local.packages);
     reportProblems(io, 'check', local.problems);

@@ -148,7 +148,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const json = values.json === true;
 
   const models: ModelClient[] = [];
-  const catalog = await openCatalog(values.catalog, { cwd: io.cwd });
+  const catalog = await openCatalog(values.catalog, { cwd: io.cwd, env: io.env });
   try {
     for (const spec of specs) models.push(await openModel(spec, { env: io.env }));
     for (const p of catalog.problems) say(io, `skillbench select: ${p.path}: ${p.message}${p.findings[0] ? ` (first: ${p.findings[0].code} at ${p.findings[0].path || '/'})` : ''}`);

@@ -85,7 +85,7 @@ async function openParsed(spec: ModelSpec, options: OpenModelOptions): Promise<M
     case 'chain': {
       const env = options.env ?? process.env;
       const owned = options.dispatcher === undefined && options.transport !== undefined ? createDispatcher(options.transport, env) : undefined;
-      const dispatcher = options.dispatcher ?? owned ?? sharedDispatcher();
+      const dispatcher = options.dispatcher ?? owned ?? sharedDispatcher(env);
       const ctx = { env, keys: options.keys ?? envKeySource(env), fetch: fetchVia(dispatcher) };
       const backends: ModelBackend[] = [];
       try {

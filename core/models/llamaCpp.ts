@@ -12,6 +12,12 @@
  * a time through a FIFO queue, and every call starts from an empty sequence so
  * the same request and seed give the same answer.
  *
+ * node-llama-cpp is an optional peer dependency (its prebuilt binaries are
+ * hundreds of megabytes, and the desktop installers leave it out): it is
+ * imported on the first `llama-cpp:` model only, and its absence is a model
+ * error naming the package and the command that installs it, never a failure
+ * at import time.
+ *
  * Node-only (native addon, files). Loaded lazily by `openModel`.
  */
 import { open as openFile } from 'node:fs/promises';
@@ -66,7 +72,58 @@ const DEFAULT_THREADS = 1;
 const MAX_DEFAULT_CONTEXT = 8192;
 const GRAMMAR_CACHE_LIMIT = 32;
 
-type NodeLlamaCpp = typeof NodeLlamaCppModule;
+/** The node-llama-cpp module. */
+export type NodeLlamaCpp = typeof NodeLlamaCppModule;
+
+/**
+ * The node-llama-cpp release Skillbench is built and tested against (the exact
+ * version package.json names as its optional peer and dev dependency), named in
+ * the install hint.
+ */
+export const NODE_LLAMA_CPP_VERSION = '3.21.1';
+
+/** Imports node-llama-cpp; {@link loadNodeLlamaCpp} takes another to exercise a missing or broken install. */
+export type NodeLlamaCppImporter = () => Promise<NodeLlamaCpp>;
+
+const importNodeLlamaCpp: NodeLlamaCppImporter = () => import('node-llama-cpp');
+
+/**
+ * True when `error` says the package `name` itself cannot be resolved (Node's
+ * ESM "Cannot find package 'name'" or CommonJS "Cannot find module 'name'"),
+ * not one of its own dependencies or files.
+ */
+function isMissingPackage(error: unknown, name: string): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code !== 'ERR_MODULE_NOT_FOUND' && code !== 'MODULE_NOT_FOUND') return false;
+  const message = error instanceof Error ? error.message : '';
+  return new RegExp(`^Cannot find (?:package|module) '${name}'`).test(message);
+}
+
+/**
+ * Imports node-llama-cpp, the optional dependency `llama-cpp:` models run on.
+ *
+ * @param importer - how to import it (default: `import('node-llama-cpp')`).
+ * @throws ModelError `server` (code `model_unavailable`, exit 6) naming the
+ *   package and `npm install node-llama-cpp@<version>` when it is not
+ *   installed; `server` with the loader's reason when it is installed but does
+ *   not load (a missing file or dependency of its own).
+ */
+export async function loadNodeLlamaCpp(importer: NodeLlamaCppImporter = importNodeLlamaCpp): Promise<NodeLlamaCpp> {
+  try {
+    return await importer();
+  } catch (error) {
+    if (isMissingPackage(error, 'node-llama-cpp')) {
+      throw new ModelError(
+        'server',
+        `${PROVIDER}: the optional package node-llama-cpp is not installed, so llama-cpp: models cannot run here; ` +
+          `install it with \`npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION}\` ` +
+          "(or serve the model with llama.cpp's llama-server and use openai-compatible:http://127.0.0.1:8080/v1#MODEL)",
+        { provider: PROVIDER, cause: error },
+      );
+    }
+    throw new ModelError('server', `${PROVIDER}: node-llama-cpp is installed but does not load: ${messageOf(error)}`, { provider: PROVIDER, cause: error });
+  }
+}
 
 interface Runtime {
   lib: NodeLlamaCpp;
@@ -82,7 +139,7 @@ function loadRuntime(): Promise<Runtime> {
   runtimePromise ??= (async () => {
     // Read by node-llama-cpp when its module loads: never fetch binaries at run time.
     process.env['NODE_LLAMA_CPP_SKIP_DOWNLOAD'] ??= 'true';
-    const lib = await import('node-llama-cpp');
+    const lib = await loadNodeLlamaCpp();
     const nativeError: Runtime['nativeError'] = { last: undefined };
     const llama = await lib.getLlama({
       gpu: false,
@@ -182,6 +239,8 @@ async function loadSharedModel(path: string, key: string): Promise<SharedModel> 
   try {
     runtime = await loadRuntime();
   } catch (error) {
+    // A missing or broken node-llama-cpp is the same for every model: its message names no model file.
+    if (error instanceof ModelError) throw error;
     throw failure('server', `the llama.cpp runtime could not start: ${messageOf(error)}`, name, error);
   }
   runtime.nativeError.last = undefined;

@@ -73,19 +73,31 @@ export function createDispatcher(
   return new Agent(common);
 }
 
-let shared: Dispatcher | undefined;
+/** The shared dispatchers, one per proxy setting of the environments that asked for one. */
+const shared = new Map<string, Dispatcher>();
 
-/** The process-wide dispatcher (created on first use from `process.env`). */
-export function sharedDispatcher(): Dispatcher {
-  shared ??= createDispatcher();
-  return shared;
+const PROXY_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy'];
+
+/**
+ * The process-wide dispatcher for `env` (created on first use): callers whose
+ * environments name the same proxies share one connection pool, and a caller
+ * never gets a pool built from another environment's proxy settings.
+ */
+export function sharedDispatcher(env: Readonly<Record<string, string | undefined>> = process.env): Dispatcher {
+  const key = JSON.stringify(PROXY_VARIABLES.map((name) => env[name] ?? null));
+  let dispatcher = shared.get(key);
+  if (dispatcher === undefined) {
+    dispatcher = createDispatcher({}, env);
+    shared.set(key, dispatcher);
+  }
+  return dispatcher;
 }
 
-/** Closes the process-wide dispatcher, e.g. before the CLI exits; the next call creates a fresh one. */
+/** Closes the process-wide dispatchers, e.g. before the CLI exits; the next call creates a fresh one. */
 export async function closeSharedDispatcher(): Promise<void> {
-  const current = shared;
-  shared = undefined;
-  await current?.close();
+  const current = [...shared.values()];
+  shared.clear();
+  await Promise.all(current.map((d) => d.close()));
 }
 
 type FetchInput = Parameters<FetchFunction>[0];

@@ -18,6 +18,8 @@ export interface OpenStoreOptions {
   audit?: AuditSink;
   /** Base of a relative `local:` path (default: the process's working directory). */
   cwd?: string;
+  /** The command's environment (default `process.env`): the admin API adapter reads its token from it. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Request or command timeout of network adapters, in milliseconds. */
   timeoutMs?: number;
   /**
@@ -51,8 +53,8 @@ export async function openStore(connection: string, options: OpenStoreOptions = 
   }
   if (scheme === 'http' || scheme === 'https') {
     const { openHttpStore } = await import('./http');
-    const { limits, timeoutMs } = options;
-    return openHttpStore(text, { ...(limits && { limits }), ...(timeoutMs !== undefined && { timeoutMs }) });
+    const { limits, timeoutMs, env } = options;
+    return openHttpStore(text, { ...(limits && { limits }), ...(timeoutMs !== undefined && { timeoutMs }), ...(env && { env }) });
   }
   throw new StoreError(
     'invalid_request',

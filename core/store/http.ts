@@ -55,8 +55,10 @@ import type {
 
 /** Options of {@link openHttpStore}. */
 export interface HttpStoreOptions {
-  /** Bearer token; defaults to the `SKILLBENCH_REGISTRY_TOKEN` environment variable. */
+  /** Bearer token; defaults to the `SKILLBENCH_REGISTRY_TOKEN` variable of `env`. */
   token?: string;
+  /** Environment the default token is read from (default `process.env`). */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Extra request headers (e.g. a gateway's own credential). Never logged. */
   headers?: Record<string, string>;
   /** Extra trusted CA certificates (PEM) for `https://` hosts. */
@@ -715,7 +717,7 @@ export async function openHttpStore(url: string, options: HttpStoreOptions = {})
   let auth: string | undefined;
   const secrets: string[] = [];
   if (base.password) secrets.push(base.password, decodeURIComponent(base.password));
-  const token = options.token ?? process.env[TOKEN_ENV];
+  const token = options.token ?? (options.env ?? process.env)[TOKEN_ENV];
   if (token !== undefined && token.length > 0) auth = `Bearer ${token}`;
   else if (base.username || base.password) {
     auth = `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`;

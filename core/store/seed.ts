@@ -94,7 +94,7 @@ export async function openSeededStore(
   options: OpenSeededOptions = {},
 ): Promise<{ store: SkillStore; seed?: SeedReport }> {
   const { env, examples, create, ...open } = options;
-  const store = await openStore(connection ?? defaultConnection(env), { ...open, create: connection === undefined || create === true });
+  const store = await openStore(connection ?? defaultConnection(env), { ...open, ...(env && { env }), create: connection === undefined || create === true });
   if (connection !== undefined) return { store };
   try {
     if ((await store.listMetadata({ limit: 1 })).length > 0) return { store };

@@ -241,10 +241,11 @@ export function isConnectionString(value: string): boolean {
  * Opens what a user names as a catalog: a connection string opens that store;
  * anything else is a folder of packages (a workspace or `<namespace>/<name>.json`),
  * resolved against `cwd` and served by {@link openFolderRegistry}. The caller closes it.
+ * `env` is the command's environment, for a store's credentials (default `process.env`).
  */
-export async function openCatalog(value: string, options: { cwd: string }): Promise<OpenCatalog> {
+export async function openCatalog(value: string, options: { cwd: string; env?: Readonly<Record<string, string | undefined>> }): Promise<OpenCatalog> {
   if (isConnectionString(value)) {
-    const store = await openStore(value.trim(), { cwd: options.cwd, create: false });
+    const store = await openStore(value.trim(), { cwd: options.cwd, create: false, ...(options.env && { env: options.env }) });
     return { registry: store, label: store.description || redactConnection(value), problems: [], close: () => store.close() };
   }
   const registry = await openFolderRegistry(resolve(options.cwd, value), { label: value });

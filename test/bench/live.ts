@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../helpers/chatEndpoint';
-import { runCli } from '../helpers/cli';
+import { runCliProcess } from '../helpers/cli';
 import { startApp, type App } from '../e2e/harness';
 import type { BenchRow } from './harness';
 
@@ -121,7 +121,7 @@ async function cli(home: string, specs: string[], round: number): Promise<{ ms: 
   await cp(join(ROOT, 'examples'), workspace, { recursive: true });
   const out = join(workspace, 'run');
   const args = ['eval', SKILL, ...specs.flatMap((s) => ['--model', s]), '--repeats', String(REPEATS), '--concurrency', String(CONCURRENCY), '--out', out];
-  const run = await runCli(args, { cwd: workspace, env: { SKILLBENCH_HOME: home } });
+  const run = await runCliProcess(args, { cwd: workspace, env: { SKILLBENCH_HOME: home } });
   // Exit 1 is a failed accuracy gate, which the bench does not set; anything else is a broken run.
   if (run.code !== 0 && run.code !== 1) throw new Error(`skillbench eval exited ${run.code}:\n${run.stderr}`);
   return runDuration(out);

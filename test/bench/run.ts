@@ -6,6 +6,7 @@
 import { formatTable, type BenchRow } from './harness';
 
 const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
+  cli: () => import('./cli'),
   package: () => import('./package'),
   'store-local': () => import('./store'),
   'store-redis': () => import('./redis'),
@@ -31,3 +32,5 @@ for (const [name, load] of Object.entries(SUITES)) {
   rows.push(...(await bench()));
 }
 process.stdout.write(`${formatTable(rows)}\n`);
+// The UI suites share one Chromium; closing it lets the process end.
+await (await import('../e2e/harness')).closeSharedBrowser();

@@ -7,7 +7,6 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { keymapEntry } from '../../renderer/shell/keymap';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { UI_WAIT_MS } from './harness';
 
 /** The skill the journeys edit (an example skill the embedded registry is seeded with). */
 export const SKILL = { namespace: 'devops', name: 'incident-response' };
@@ -23,23 +22,52 @@ export async function pressCommand(page: Page, command: string): Promise<void> {
 }
 
 /**
- * Opens the editor of `skill` on `default` as a reload does: the tab list is
- * restored from the page's storage and the editor reopens the skill. Then
- * moves the keyboard focus into the package text with the keymap's Focus
- * Active Tab.
+ * Opens the editor of `skill` on `connection` as a person does from the
+ * keyboard ({@link goToSkill}: a tab of its own, not a preview the next one
+ * replaces). Waits until the editor shows the package, then moves the keyboard
+ * focus into its text with the keymap's Focus Active Tab.
  */
-export async function openEditor(page: Page, skill = SKILL): Promise<void> {
-  await page.evaluate((s) => {
-    const tab = { id: `editor:default:${s.namespace}/${s.name}`, kind: 'editor', title: s.name, connectionId: 'default', params: { connection: 'default', skill: s }, dirty: false, preview: false };
-    localStorage.setItem('skillbench.tabs', JSON.stringify({ state: { tabs: [tab], activeId: tab.id }, version: 1 }));
-  }, skill);
+export async function openEditor(page: Page, skill = SKILL, connection = 'default'): Promise<void> {
+  await editorReady(page, await goToSkill(page, skill, connection));
+}
+
+/**
+ * Go to Skill (Mod+P), the skill's name typed, Mod+Enter: opens the skill's
+ * editor in a tab of its own and returns the tab's id once that tab is active.
+ */
+export async function goToSkill(page: Page, skill: { namespace: string; name: string }, connection = 'default'): Promise<string> {
+  // Go to Skill lists the catalogs of known connections: wait until the sidebar lists this one.
+  await page.getByTestId(`connection-row-${connection}`).waitFor();
+  await pressCommand(page, 'quickOpen.show');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'palette-input');
+  await page.keyboard.type(`${skill.namespace}/${skill.name}`);
+  // The list fills once the connection's catalog has loaded; the exact name ranks first.
+  await page.locator(`[data-testid="quick-open-item-${connection}:${skill.namespace}/${skill.name}"][aria-selected="true"]`).waitFor();
+  await page.keyboard.press(playwrightChord('Mod+Enter'));
+  await page.getByTestId('palette').waitFor({ state: 'detached' });
+  const tabId = `editor:${connection}:${skill.namespace}/${skill.name}`;
+  await page.locator(`[data-testid="tab-${tabId}"][aria-selected="true"]`).waitFor();
+  return tabId;
+}
+
+/**
+ * Reloads the page, as F5 does: the app restores its open tabs itself. Waits
+ * until the active editor tab `tabId` shows its package again and has the focus.
+ */
+export async function reloadEditor(page: Page, tabId: string): Promise<void> {
   await page.reload();
-  // The reload parses the whole bundle again: on a busy machine that can take longer than one UI wait.
-  await page.getByTestId('shell').waitFor({ timeout: 2 * UI_WAIT_MS });
-  await page.getByTestId('editor-monaco').locator('.monaco-editor').first().waitFor();
-  await page.getByTestId('meter-description').waitFor();
+  await page.getByTestId('shell').waitFor();
+  await editorReady(page, tabId);
+}
+
+/** Waits until the editor tab `tabId` is active and shows its package, then focuses its text. */
+async function editorReady(page: Page, tabId: string): Promise<void> {
+  await page.locator(`[data-testid="tab-${tabId}"][aria-selected="true"]`).waitFor();
+  const panel = page.getByTestId(`panel-${tabId}`);
+  await panel.locator('.monaco-editor').first().waitFor();
+  await panel.getByTestId('meter-description').waitFor();
   await pressCommand(page, 'focus.main');
-  await page.waitForFunction(() => document.activeElement?.closest('.monaco-editor') !== null);
+  await page.waitForFunction((id) => document.activeElement?.closest('.monaco-editor') !== null && document.activeElement?.closest(`[id="${id}"]`) !== null, `panel-${tabId}`);
 }
 
 /** Puts the cursor at the start of the line holding `text` with Monaco's find (keyboard only). */

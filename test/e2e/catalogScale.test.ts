@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
 import { seedMany, seedRefund } from './fixtures';
-import { pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
+import { pageErrors, screenshot, startApp, VIEWPORTS, whileProgressing, type App } from './harness';
 
 const SKILLS = 10_000;
 
@@ -21,6 +21,12 @@ async function openCatalog(page: Page): Promise<void> {
   await page.getByTestId('connection-row-default').waitFor();
   await page.keyboard.press(playwrightChord('Mod+Shift+E'));
   await page.getByTestId('catalog-list').waitFor();
+}
+
+/** Waits until the catalog has read every skill, for as long as its count of skills read keeps moving. */
+async function scanned(page: Page): Promise<void> {
+  const count = page.getByTestId('catalog-count');
+  await whileProgressing(async () => (await count.getAttribute('data-complete')) === 'true', () => count.getAttribute('data-scanned'), 'the catalog scan');
 }
 
 describe('the catalog with 10,000 skills (journey 4)', () => {
@@ -41,7 +47,7 @@ describe('the catalog with 10,000 skills (journey 4)', () => {
     const page = await app.page();
     await openCatalog(page);
     await page.getByTestId('catalog-row-billing/refund').waitFor();
-    await page.locator('[data-testid="catalog-count"][data-complete="true"]').waitFor();
+    await scanned(page);
     await expect(page.getByTestId('catalog-count').getAttribute('data-scanned')).resolves.toBe(String(SKILLS));
     expect(await rowCount(page)).toBeLessThan(100);
     await page.getByTestId('catalog-row-billing/refund').click();
@@ -62,7 +68,7 @@ describe('the catalog with 10,000 skills (journey 4)', () => {
   it('filters by name, namespace, display name, domain and tag, and sorts by a column', async () => {
     const page = await app.page();
     await openCatalog(page);
-    await page.locator('[data-testid="catalog-count"][data-complete="true"]').waitFor();
+    await scanned(page);
     const search = page.getByTestId('catalog-search');
     const matches = async (query: string) => {
       await search.fill(query);
@@ -88,7 +94,7 @@ describe('the catalog with 10,000 skills (journey 4)', () => {
   it('keeps the filter and the scroll position when the tab is closed and reopened', async () => {
     const page = await app.page();
     await openCatalog(page);
-    await page.locator('[data-testid="catalog-count"][data-complete="true"]').waitFor();
+    await scanned(page);
     await page.getByTestId('catalog-search').fill('ns:ns-1');
     await page.locator('[data-testid="catalog-count"][data-query="ns:ns-1"]').waitFor();
     const list = page.getByTestId('catalog-list');
@@ -103,7 +109,7 @@ describe('the catalog with 10,000 skills (journey 4)', () => {
     await page.keyboard.press(playwrightChord('Alt+W'));
     await page.getByTestId('catalog-list').waitFor({ state: 'detached' });
     await page.keyboard.press(playwrightChord('Mod+Shift+E'));
-    await page.locator('[data-testid="catalog-count"][data-complete="true"]').waitFor();
+    await scanned(page);
     await expect(page.getByTestId('catalog-search').inputValue()).resolves.toBe('ns:ns-1');
     await page.waitForFunction((top) => {
       const el = document.querySelector('[data-testid="catalog-list"]');

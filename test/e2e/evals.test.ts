@@ -10,7 +10,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCount, formatP, formatRate } from '../../core/report/format';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../helpers/chatEndpoint';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, VIEWPORTS, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 const SKILL = 'travel/weather-assessment';
 const WEATHERY = /typhoon|hot|clothes|snow|beach/i;
@@ -98,7 +98,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
             cases = found ? Number(found[1]) : 0;
             return cases > 0 && (await text(page, '[data-testid="plan-cells"]')) === formatCount(cases * 15);
           },
-          { timeout: 60_000 },
+          { timeout: UI_WAIT_MS },
         )
         .toBe(true);
       expect(cases).toBeGreaterThanOrEqual(8);
@@ -111,7 +111,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await run.waitFor();
       const emulatedRow = page.locator(`[data-testid^="model-progress-"][data-model="${emulated}"]`);
       // Cells fill live: some are recorded while others are still pending.
-      await expect.poll(async () => Number((await emulatedRow.locator('[data-field="done"]').textContent())?.split('/')[0]?.trim() ?? 0), { timeout: 60_000 }).toBeGreaterThanOrEqual(3);
+      await expect.poll(async () => Number((await emulatedRow.locator('[data-field="done"]').textContent())?.split('/')[0]?.trim() ?? 0), { timeout: UI_WAIT_MS }).toBeGreaterThanOrEqual(3);
       const filled = await page.locator('[data-testid="slot"]:not([data-state="pending"])').count();
       const pending = await page.locator('[data-testid="slot"][data-state="pending"]').count();
       expect(filled).toBeGreaterThan(0);
@@ -120,7 +120,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await screenshotSizes(page, 'evals-live', [VIEWPORTS[0]]);
       await emulatedRow.getByRole('button', { name: 'Stop' }).click();
 
-      await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 60_000 }).toBe('incomplete');
+      await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: UI_WAIT_MS }).toBe('incomplete');
       expect(await emulatedRow.getAttribute('data-status')).toBe('stopped');
       expect(await emulatedRow.locator('[data-field="status"]').textContent()).toBe('Incomplete');
       for (const spec of ['baseline:lexical', 'baseline:embedding']) {
@@ -139,18 +139,18 @@ describe('journey 7: a live evaluation in the workbench', () => {
       await page.keyboard.press('Enter');
       const drawer = page.getByTestId('trace-drawer');
       await drawer.waitFor();
-      await expect.poll(() => drawer.getByTestId('trace-repeat').count(), { timeout: 30_000 }).toBe(5);
+      await expect.poll(() => drawer.getByTestId('trace-repeat').count(), { timeout: UI_WAIT_MS }).toBe(5);
       expect(await drawer.getByTestId('trace-raw').count()).toBe(5);
       expect(await drawer.getByTestId('trace-decision').count()).toBe(5);
       expect(await drawer.getByTestId('trace-prompt').first().textContent()).toContain('<request>');
       const firstRequest = await text(page, '[data-testid="trace-drawer"] .trace-request bdi');
       await screenshotSizes(page, 'evals-trace');
       await page.keyboard.press('ArrowDown');
-      if (shown > 1) await expect.poll(() => text(page, '[data-testid="trace-drawer"] .trace-request bdi'), { timeout: 30_000 }).not.toBe(firstRequest);
+      if (shown > 1) await expect.poll(() => text(page, '[data-testid="trace-drawer"] .trace-request bdi'), { timeout: UI_WAIT_MS }).not.toBe(firstRequest);
       await page.keyboard.press('ArrowRight');
-      await expect.poll(() => drawer.getByTestId('trace-repeat').count(), { timeout: 30_000 }).toBeGreaterThan(0);
+      await expect.poll(() => drawer.getByTestId('trace-repeat').count(), { timeout: UI_WAIT_MS }).toBeGreaterThan(0);
       await page.keyboard.press('Escape');
-      await expect.poll(() => drawer.count(), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => drawer.count(), { timeout: UI_WAIT_MS }).toBe(0);
 
       // Every number on screen equals the run's JSON report.
       const runId = (await run.getAttribute('data-run'))!;
@@ -182,12 +182,12 @@ describe('journey 7: a live evaluation in the workbench', () => {
       // The run is listed from the run folder with its config hash and resumes to completion.
       await page.getByTestId('resume').click();
       await page.getByTestId('section-matrix').click();
-      await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 60_000 }).toMatch(/^(running|complete)$/);
+      await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: UI_WAIT_MS }).toMatch(/^(running|complete)$/);
       await screenshotSizes(page, 'evals-live', [VIEWPORTS[1]]);
-      await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: 120_000 }).toBe('complete');
+      await expect.poll(() => page.getByTestId('run-status').getAttribute('data-status'), { timeout: UI_WAIT_MS }).toBe('complete');
       expect(await page.getByTestId('run-status').textContent()).toMatch(/^Finished with \d+ errors?$/);
       const listed = page.locator(`[data-testid="eval-run-item"][data-run="${runId}"]`);
-      await expect.poll(() => listed.getAttribute('data-status'), { timeout: 30_000 }).toBe('complete');
+      await expect.poll(() => listed.getAttribute('data-status'), { timeout: UI_WAIT_MS }).toBe('complete');
       expect(await listed.textContent()).toContain(runId.slice(0, 12));
       expect(pageErrors(page)).toEqual([]);
     },
@@ -209,20 +209,20 @@ describe('journey 7: a live evaluation in the workbench', () => {
       const setup = page.locator('[data-testid="eval-setup"]:visible');
       await setup.waitFor();
       await setup.getByTestId('eval-skill').selectOption(SKILL);
-      await expect.poll(() => setup.getByTestId('eval-target-both').isEnabled(), { timeout: 30_000 }).toBe(true);
+      await expect.poll(() => setup.getByTestId('eval-target-both').isEnabled(), { timeout: UI_WAIT_MS }).toBe(true);
       await setup.getByTestId('eval-target-both').check();
       await setup.locator('label', { hasText: 'baseline:embedding' }).locator('input').check();
       await setup.getByTestId('eval-model-spec').fill(emulated);
       await setup.getByTestId('eval-model-add').click();
       await setup.getByTestId('eval-repeats').fill('3');
-      await expect.poll(() => setup.getByTestId('plan-catalog').count(), { timeout: 60_000 }).toBe(2);
+      await expect.poll(() => setup.getByTestId('plan-catalog').count(), { timeout: UI_WAIT_MS }).toBe(2);
       await screenshotSizes(page, 'evals-setup-draft-vs-published');
       await setup.getByTestId('eval-run').click();
 
       const run = page.locator('[data-testid="eval-run-view"]:visible');
       await run.waitFor();
       const status = run.getByTestId('run-status');
-      await expect.poll(() => status.getAttribute('data-status'), { timeout: 150_000 }).toBe('complete');
+      await expect.poll(() => status.getAttribute('data-status'), { timeout: UI_WAIT_MS }).toBe('complete');
       // Errors remain (the emulated model refuses one request): never a Complete badge.
       expect(await status.textContent()).toMatch(/^Finished with \d+ errors?$/);
 

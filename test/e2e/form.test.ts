@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, PackageRevision } from '../../core/api/contract';
 import { hostile } from './fixtures';
-import { goToText, openEditor, pressCommand, SKILL, statusErrors } from './authoring';
+import { goToText, openEditor, pressCommand, reloadEditor, SKILL, statusErrors } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, expectInert, pageErrors, screenshot, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 /** Waits for a value as long as one UI expectation may take (an autosave waits for typing to settle first). */
@@ -200,6 +200,7 @@ describe('package editor form view', () => {
 
     const page = await app.page();
     await openEditor(page, skill);
+    const tabId = `editor:default:${skill.namespace}/${skill.name}`;
     const offer = page.getByTestId('editor-restore-offer');
     await offer.waitFor();
     await expect(page.getByTestId('editor-restore-time').getAttribute('datetime')).resolves.toBe(saved.updated_at);
@@ -215,7 +216,7 @@ describe('package editor form view', () => {
     expect((await app.call<DraftView>('drafts.get', { id: opened.id })).text).toContain(unsaved);
 
     // Reloading without answering offers it again; confirmed, the editor goes back to the published text.
-    await openEditor(page, skill);
+    await reloadEditor(page, tabId);
     await offer.waitFor();
     await page.getByTestId('editor-restore-discard').click();
     await page.getByTestId('editor-restore-discard-confirm').click();
@@ -230,7 +231,7 @@ describe('package editor form view', () => {
     await poll(async () => member(await draftText(skill), 'description')).toBe(unsaved);
 
     // Kept, the offer goes away and the draft stays.
-    await openEditor(page, skill);
+    await reloadEditor(page, tabId);
     await offer.waitFor();
     await page.getByTestId('editor-restore-keep').click();
     await poll(() => offer.count()).toBe(0);

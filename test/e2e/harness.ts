@@ -7,13 +7,17 @@
  * const app = await startApp();              // builds the renderer if stale, serves it on a free port
  * const page = await app.page();             // a fresh browser context, signed in with a fresh one-time link
  * await page.getByTestId('shell').waitFor();
- * await screenshot(page, 'catalog-1280');    // test/e2e/screenshots/catalog-1280.png
- * await app.close();                         // browser, server and temp folder
+ * await screenshot(page, 'catalog-1280');    // with SKILLBENCH_SCREENSHOTS=1: test/e2e/screenshots/catalog-1280.png
+ * await app.close();                         // its contexts, server and temp folder
  * ```
  *
  * The app-data folder is a fresh temp dir per app, so the embedded registry
  * starts empty (the server seeds it with the example skills on first use);
  * `seed` writes skills into it through the store API before the server starts.
+ *
+ * One Chromium serves every app of a test worker (the e2e project runs its
+ * files in a worker without isolation); each page gets a context of its own,
+ * so no cookie, storage or tab of one test reaches another.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,7 +26,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { expect } from 'vitest';
@@ -34,15 +38,20 @@ const STAMP = join(ROOT, 'dist', '.renderer-build-stamp');
 const LOCK = join(ROOT, 'dist', '.renderer-build-lock');
 /** Where screenshots go (ignored by Git). */
 export const SCREENSHOTS = join(ROOT, 'test', 'e2e', 'screenshots');
+/** Screenshots are taken only when asked for: `SKILLBENCH_SCREENSHOTS=1 npx vitest run test/e2e/…`. */
+export const SCREENSHOTS_WANTED = process.env['SKILLBENCH_SCREENSHOTS'] === '1';
 
-/** Generous limits for a loaded two-core machine; never a speed assertion. */
-export const E2E_TIMEOUT_MS = 180_000;
+// Every limit below only catches a state that never comes: each wait is for the
+// app's own signal (an element, an attribute, an answer), and a loaded two-core
+// machine may run the app ten times slower than an idle one while it still works.
+/** A test's limit (the e2e project's testTimeout). */
+export const E2E_TIMEOUT_MS = 600_000;
 /** Time for the renderer build, the server start and the browser launch together. */
 export const E2E_SETUP_TIMEOUT_MS = 600_000;
-/** How long one UI expectation waits (playwright's default timeout for actions and locators). */
-export const UI_WAIT_MS = 60_000;
-/** How long the first load of the app may take while the machine is busy. */
-export const NAVIGATION_WAIT_MS = 120_000;
+/** How long one UI expectation waits (playwright's default timeout for actions and locators): half a test. */
+export const UI_WAIT_MS = 300_000;
+/** How long a load of the app may take. */
+export const NAVIGATION_WAIT_MS = 300_000;
 
 /** The two window sizes every view must read well at. */
 export const VIEWPORTS = [
@@ -124,6 +133,36 @@ export function ensureRendererBuilt(): void {
 
 const ERRORS = new WeakMap<Page, string[]>();
 
+let sharedBrowser: Promise<Browser> | undefined;
+
+/**
+ * The worker's Chromium, launched on first use and shared by every app: a
+ * fresh context per page keeps tests apart. It ends with the worker process
+ * (Chromium exits when its pipe to the worker closes).
+ */
+function browser(): Promise<Browser> {
+  if (!sharedBrowser) {
+    const launched = chromium.launch({ executablePath: chromiumPath(), args: ['--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'] });
+    sharedBrowser = launched;
+    launched.then(
+      (b) => b.on('disconnected', () => {
+        if (sharedBrowser === launched) sharedBrowser = undefined;
+      }),
+      () => {
+        if (sharedBrowser === launched) sharedBrowser = undefined;
+      },
+    );
+  }
+  return sharedBrowser;
+}
+
+/** Closes the shared browser, for a script that must exit when done (the e2e workers end with theirs). */
+export async function closeSharedBrowser(): Promise<void> {
+  const current = sharedBrowser;
+  sharedBrowser = undefined;
+  await (await current?.catch(() => undefined))?.close();
+}
+
 /** Options of {@link startApp}. */
 export interface AppOptions {
   /** Writes into the embedded registry (at `registry`) before the server starts; it then seeds no examples. */
@@ -148,7 +187,7 @@ export interface App {
   pid: number;
   /** Everything the server wrote to stderr so far. */
   serverLog(): string;
-  /** A new browser context and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it. */
+  /** A new browser context (of the shared browser) and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it. */
   page(viewport?: { width: number; height: number }): Promise<Page>;
   /** Calls a WorkbenchApi method over HTTP with the bearer token, as a script would. */
   call<T = unknown>(method: string, params?: unknown): Promise<T>;
@@ -194,7 +233,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     if (!minted.result) throw new Error(`skillbench serve minted no sign-in link (${res.status})`);
     return minted.result.url;
   };
-  const browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'] });
+  const shared = await browser();
   const contexts: BrowserContext[] = [];
   let closed = false;
   return {
@@ -203,11 +242,11 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
     token,
     home,
     registry,
-    browser,
+    browser: shared,
     pid: child.pid!,
     serverLog: () => stderr,
     async page(viewport = VIEWPORTS[0]) {
-      const context = await browser.newContext({ viewport: { ...viewport }, colorScheme: 'dark', reducedMotion: 'reduce' });
+      const context = await shared.newContext({ viewport: { ...viewport }, colorScheme: 'dark', reducedMotion: 'reduce' });
       context.setDefaultTimeout(UI_WAIT_MS);
       context.setDefaultNavigationTimeout(NAVIGATION_WAIT_MS);
       contexts.push(context);
@@ -233,12 +272,32 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       if (closed) return;
       closed = true;
       for (const context of contexts) await context.close().catch(() => undefined);
-      await browser.close().catch(() => undefined);
       child.kill('SIGTERM');
       await done.catch(() => undefined);
       await rm(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Waits until `done()`, for as long as the app shows it is still working:
+ * `progress()` (a count the app renders, say) must move at least once every
+ * {@link UI_WAIT_MS}. A slow machine stretches the work but never fails it; a
+ * stall does.
+ */
+export async function whileProgressing(done: () => Promise<boolean>, progress: () => Promise<unknown>, what: string): Promise<void> {
+  let last = await progress();
+  let since = Date.now();
+  while (!(await done())) {
+    const now = await progress();
+    if (now !== last) {
+      last = now;
+      since = Date.now();
+    } else if (Date.now() - since > UI_WAIT_MS) {
+      throw new Error(`${what} made no progress for ${UI_WAIT_MS / 1000} s (still at ${String(now)})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /**
@@ -262,20 +321,26 @@ export function pageErrors(page: Page): string[] {
   return ERRORS.get(page) ?? [];
 }
 
-/** Saves a full-window screenshot as `test/e2e/screenshots/<name>.png`; returns its path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
+/**
+ * With `SKILLBENCH_SCREENSHOTS=1`, saves a screenshot of the window (a page)
+ * or of one element (a locator) as `test/e2e/screenshots/<name>.png` and
+ * returns its path; otherwise does nothing and returns undefined.
+ */
+export async function screenshot(target: Page | Locator, name: string): Promise<string | undefined> {
+  if (!SCREENSHOTS_WANTED) return undefined;
   mkdirSync(SCREENSHOTS, { recursive: true });
   const path = join(SCREENSHOTS, `${name}.png`);
-  await page.screenshot({ path, animations: 'disabled' });
+  await target.screenshot({ path, animations: 'disabled' });
   return path;
 }
 
 /**
- * Saves the page at every size of `sizes` (default {@link VIEWPORTS}) as
- * `test/e2e/screenshots/<name>-<width>x<height>.png`, then gives the page its
- * own size back; returns the paths.
+ * With `SKILLBENCH_SCREENSHOTS=1`, saves the page at every size of `sizes`
+ * (default {@link VIEWPORTS}) as `test/e2e/screenshots/<name>-<width>x<height>.png`,
+ * then gives the page its own size back; returns the paths (none without).
  */
 export async function screenshotSizes(page: Page, name: string, sizes: readonly { width: number; height: number }[] = VIEWPORTS): Promise<string[]> {
+  if (!SCREENSHOTS_WANTED) return [];
   const own = page.viewportSize();
   const paths: string[] = [];
   try {
@@ -283,7 +348,8 @@ export async function screenshotSizes(page: Page, name: string, sizes: readonly 
       await page.setViewportSize({ ...size });
       // Two frames: the resize is laid out and painted before the capture.
       await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
-      paths.push(await screenshot(page, `${name}-${size.width}x${size.height}`));
+      const path = await screenshot(page, `${name}-${size.width}x${size.height}`);
+      if (path) paths.push(path);
     }
   } finally {
     if (own) await page.setViewportSize(own);

@@ -77,7 +77,7 @@ describe('the workbench by keyboard alone', () => {
     await page.keyboard.type('refund');
     await page.locator('[data-testid="catalog-count"][data-query="refund"]').waitFor();
     await page.keyboard.press('ArrowDown');
-    await expect(page.getByTestId('catalog-row-billing/refund').getAttribute('aria-selected')).resolves.toBe('true');
+    await expect.poll(() => page.getByTestId('catalog-row-billing/refund').getAttribute('aria-selected')).toBe('true');
     await page.getByTestId('catalog-preview-billing/refund').waitFor();
     await page.keyboard.press(playwrightChord('Mod+H'));
     await page.getByTestId('version-row-3').waitFor();
@@ -109,7 +109,7 @@ describe('journey 1 and evaluations by keyboard alone', () => {
     await page.locator('[data-testid="palette-command-evals.new"][aria-selected="true"]').waitFor();
     await page.keyboard.press('Enter');
     await page.getByTestId('eval-setup').waitFor();
-    await expect.poll(() => page.getByTestId('eval-run').isEnabled(), { timeout: 60_000 }).toBe(true);
+    await expect.poll(() => page.getByTestId('eval-run').isEnabled(), { timeout: UI_WAIT_MS }).toBe(true);
     await pressCommand(page, 'focus.main');
     await pressCommand(page, 'palette.show');
     await page.keyboard.type('Eval: Run');

@@ -19,7 +19,7 @@ import { bearerTokenAuthenticator, createAdminServer, stopServer } from '../../c
 import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy';
-import { addEmptyExample, addExample, pressCommand, statusErrors } from './authoring';
+import { addEmptyExample, addExample, goToSkill, pressCommand, statusErrors } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, type App } from './harness';
 
 const TOKEN = 'pr0d-t0ken-4c7a91';
@@ -31,14 +31,9 @@ const SKILLS = [
 ];
 const editorTab = (skill: { namespace: string; name: string }) => `editor:prod-http:${skill.namespace}/${skill.name}`;
 
-/** Opens the editors of `SKILLS` on prod-http as a reload restores them, the first one active. */
+/** Opens the editors of `SKILLS` on prod-http from Go to Skill, each in a tab of its own. */
 async function openProdEditors(page: Page): Promise<void> {
-  await page.evaluate((skills) => {
-    const tabs = skills.map((s) => ({ id: `editor:prod-http:${s.namespace}/${s.name}`, kind: 'editor', title: s.name, connectionId: 'prod-http', params: { connection: 'prod-http', skill: s }, dirty: false, preview: false }));
-    localStorage.setItem('skillbench.tabs', JSON.stringify({ state: { tabs, activeId: tabs[0]!.id }, version: 1 }));
-  }, SKILLS);
-  await page.reload();
-  await page.getByTestId('shell').waitFor();
+  for (const skill of SKILLS) await goToSkill(page, skill, 'prod-http');
 }
 
 /** Activates an editor tab and puts the keyboard focus into its text once it has loaded. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, UI_WAIT_MS, type App } from './harness';
 
 const DRAFT = 'skills/packages/devops/incident-response.json';
 const FIELDS = ['/description', '/activation_examples/should_activate', '/change_reason'];
@@ -79,7 +79,7 @@ describe('journey 9: review a publication request', () => {
     const edited = JSON.parse(await readFile(join(ws, DRAFT), 'utf8')) as { description: string };
     edited.description = `${edited.description} Edited after the approval.`;
     await writeFile(join(ws, DRAFT), `${JSON.stringify(edited, null, 2)}\n`);
-    await expect.poll(() => page.getByTestId(`review-status-${id}`).textContent(), { timeout: 60_000 }).toBe('Stale');
+    await expect.poll(() => page.getByTestId(`review-status-${id}`).textContent(), { timeout: UI_WAIT_MS }).toBe('Stale');
     await expect(page.getByTestId(`review-publish-${id}`).isDisabled()).resolves.toBe(true);
     await expect(page.getByTestId('review-publish-reason').textContent()).resolves.toMatch(/stale/);
     await screenshotSizes(page, 'review-stale');

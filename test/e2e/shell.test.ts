@@ -1,11 +1,23 @@
 /**
  * The workbench opens in Chromium from `skillbench serve` and shows the
  * catalog of the embedded registry (seeded with the example skills).
+ *
+ * Journey 3, the connections part the browser host serves: the sidebar shows
+ * the embedded registry as reachable; testing an unreachable address from the
+ * Add Connection dialog fails inside the dialog (or, on a host without
+ * `connections.test`, says the host cannot test) and saves nothing.
+ *
+ * A hostile package renders inert: a registry written by another tool holds a
+ * skill whose every text field carries a script tag, an image with an error
+ * handler, a `javascript:` link and a right-to-left override. In the catalog,
+ * the preview, the history and the read-only revision, none of it runs,
+ * becomes markup or a link, or reorders the text around it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, openEditor, statusErrors } from './authoring';
-import { E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, VIEWPORTS, type App } from './harness';
+import { addEmptyExample, goToSkill, openEditor, statusErrors } from './authoring';
+import { seedHostile } from './fixtures';
+import { E2E_TIMEOUT_MS, expectInert, pageErrors, screenshot, screenshotSizes, startApp, VIEWPORTS, type App } from './harness';
 
 describe('the workbench in Chromium', () => {
   let app: App;
@@ -86,7 +98,7 @@ describe('the workbench in Chromium', () => {
     // The circle and the cross are drawn, not a font's missing-glyph box.
     await expect(icon.locator('circle').count()).resolves.toBe(1);
     await screenshot(page, 'status-problems-1280x800');
-    await page.getByTestId('status-bar').screenshot({ path: (await screenshot(page, 'status-problems-1280x800')).replace(/\.png$/, '-bar.png') });
+    await screenshot(page.getByTestId('status-bar'), 'status-problems-1280x800-bar');
     expect(pageErrors(page)).toEqual([]);
   });
   it('fits eight open tabs in the strip at 1280x800, shrinking their titles, and keeps the active one in view', { timeout: E2E_TIMEOUT_MS }, async () => {
@@ -94,13 +106,10 @@ describe('the workbench in Chromium', () => {
     await page.getByTestId('connection-row-default').waitFor();
     const skills = (await app.call<{ items: { namespace: string; name: string }[] }>('catalog.page', { connection: 'default', limit: 100 })).items;
     expect(skills.length).toBeGreaterThanOrEqual(8);
-    const ids = await page.evaluate((list) => {
-      const tabs = list.map((s) => ({ id: `editor:default:${s.namespace}/${s.name}`, kind: 'editor', title: s.name, connectionId: 'default', params: { connection: 'default', skill: s }, dirty: false, preview: false }));
-      localStorage.setItem('skillbench.tabs', JSON.stringify({ state: { tabs, activeId: tabs[tabs.length - 1]!.id }, version: 1 }));
-      return tabs.map((t) => t.id);
-    }, skills.slice(0, 8).map(({ namespace, name }) => ({ namespace, name })));
-    await page.reload();
-    await page.getByTestId('shell').waitFor();
+    // Eight skills opened from Go to Skill, each in a tab of its own; the last one is active.
+    const ids: string[] = [];
+    for (const { namespace, name } of skills.slice(0, 8)) ids.push(await goToSkill(page, { namespace, name }));
+    await expect(page.locator('[data-testid^="tab-editor:"][role="tab"]').count()).resolves.toBe(8);
     await page.getByTestId('editor-monaco').filter({ visible: true }).locator('.monaco-editor').waitFor();
     const strip = (await page.getByTestId('tab-strip').boundingBox())!;
     for (const id of ids) {
@@ -114,5 +123,79 @@ describe('the workbench in Chromium', () => {
     await expect(page.getByTestId('tab-strip').evaluate((e) => e.scrollWidth <= e.clientWidth)).resolves.toBe(true);
     await screenshot(page, 'tabs-eight-1280x800');
     expect(pageErrors(page)).toEqual([]);
+  });
+
+  describe('connections in the sidebar and the add dialog', () => {
+    it('tests unsaved form values inside the dialog and saves nothing', async () => {
+      const page = await app.page();
+      await page.locator('[data-testid="connection-row-default"][data-reachability="up"]').waitFor();
+      await page.getByTestId('connection-add').click();
+      await page.getByTestId('connection-dialog').waitFor();
+      await page.getByTestId('connection-field-name').fill('prod-http');
+      await page.getByTestId('connection-field-env').selectOption('PROD');
+      await expect(page.getByTestId('connection-env-preview').getAttribute('data-colour')).resolves.toBe('#d93f3f');
+      await page.getByTestId('connection-field-url').fill('http://127.0.0.1:9/api/v1/skills');
+      await page.getByTestId('connection-field-secret').fill('wrong-token');
+      await page.getByTestId('connection-test').click();
+      const outcome = page.locator('[data-testid="connection-test-result"][data-ok="false"], [data-testid="connection-error"]').first();
+      await outcome.waitFor();
+      const text = (await outcome.textContent()) ?? '';
+      expect(text).not.toContain('wrong-token');
+      expect(text.length).toBeGreaterThan(10);
+      await screenshot(page, 'connection-dialog-1280x800');
+      await page.getByTestId('connection-cancel').click();
+      await page.getByTestId('connection-dialog').waitFor({ state: 'detached' });
+      const list = await app.call<{ connections: { profile: { name: string } }[] }>('connections.list');
+      expect(list.connections.map((c) => c.profile.name)).toEqual(['default']);
+      expect(pageErrors(page)).toEqual([]);
+    });
+  });
+});
+
+/** Nothing from the package became live: no flag set, no element, no link, no dialog. */
+describe('a hostile package in the workbench', () => {
+  let app: App;
+  beforeAll(async () => {
+    app = await startApp({ seed: (store, registry) => seedHostile(store, registry) });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('renders inert in the catalog, the preview, the history and a read-only revision', async () => {
+    const page = await app.page();
+    const dialogs: string[] = [];
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
+    await page.getByTestId('connection-row-default').waitFor();
+    await page.keyboard.press(playwrightChord('Mod+Shift+E'));
+    const row = page.getByTestId('catalog-row-evil/hostile');
+    await row.waitFor();
+    await row.click();
+    await page.getByTestId('catalog-preview-evil/hostile').waitFor();
+    // The text is shown as text, the override as a visible code point instead of being applied.
+    await expect(page.getByTestId('catalog-preview-description').textContent()).resolves.toContain('<script>window.__pwned=1</script>');
+    await expect(page.getByTestId('catalog-preview-description').locator('.control-char').first().textContent()).resolves.toBe('U+202E');
+    await expect(row.textContent()).resolves.toContain('U+202E');
+    await expectInert(page, dialogs);
+    for (const viewport of VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await screenshot(page, `hostile-catalog-${viewport.width}x${viewport.height}`);
+    }
+    await page.setViewportSize(VIEWPORTS[0]);
+
+    await page.getByTestId('catalog-history-evil/hostile').click();
+    await page.getByTestId('version-row-1').waitFor();
+    await expect(page.getByTestId('version-row-1').textContent()).resolves.toContain('javascript:');
+    await expectInert(page, dialogs);
+    await screenshot(page, 'hostile-versions-1280x800');
+
+    await page.getByTestId('version-open-1').click();
+    // The revision either shows the tampered text inertly or the registry's refusal to serve it.
+    await page.locator('[data-testid="revision-text"], [data-testid="revision-error"]').first().waitFor();
+    await expectInert(page, dialogs);
+    await screenshot(page, 'hostile-revision-1280x800');
   });
 });

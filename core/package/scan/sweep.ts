@@ -125,7 +125,8 @@ function tableSlot(word: number, size: number): number {
   return (Math.imul(word, 0x85ebca6b) >>> 16) & (size - 1);
 }
 
-const ANCHORS = buildAnchors(AUTHORITY_PATTERNS);
+// Built on the first sweep, not at import: a command that never scans text (a listing) does not pay for it.
+let ANCHORS: ReturnType<typeof buildAnchors> | undefined;
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
@@ -223,7 +224,7 @@ export function sweep(state: SweepState, text: string, projected: boolean): Swee
   found.anchors.length = 0;
   found.stretches.length = 0;
   found.stretchBytes.length = 0;
-  const filter = ANCHORS.filter;
+  const filter = (ANCHORS ??= buildAnchors(AUTHORITY_PATTERNS)).filter;
   let extra = 0;
   for (let i = 0; i < count; i += 4) {
     const a = words[i]!;
@@ -340,14 +341,15 @@ function lookAtCharacters(found: Sweep, bytes: Uint8Array, at: number, special: 
 
 /** Anchors that the word at byte `at` (value `v`) may belong to: each is checked byte by byte. */
 function anchorsAt(found: Sweep, bytes: Uint8Array, at: number, v: number, extra: number, written: number): void {
-  const { keys, first, counts, candidates } = ANCHORS.table;
+  // Only reached from a sweep, which built the tables.
+  const { keys, first, counts, candidates } = ANCHORS!.table;
   const key = v | 0x20202020;
   let slot = tableSlot(key, keys.length);
   while (first[slot] !== -1 && keys[slot] !== key) slot = (slot + 1) & (keys.length - 1);
   const from = first[slot]!;
   if (from === -1) return;
   for (let c = from; c < from + counts[slot]!; c += 2) {
-    const anchor = ANCHORS.anchors[candidates[c]!]!;
+    const anchor = ANCHORS!.anchors[candidates[c]!]!;
     const start = at - candidates[c + 1]!;
     if (start < 0 || start + anchor.length > written) continue;
     let q = 0;

@@ -1,6 +1,6 @@
 /**
  * `skillbench analyze` and `skillbench registry serve --advisor` as a user runs
- * them: the real binary, a real package file, and a local server emulating the
+ * them: the CLI (`registry serve` as the real binary), a real package file, and a local server emulating the
  * OpenAI Responses API wire format in place of the hosted model (an emulation,
  * not the real service; it records every request the advisor sends).
  */

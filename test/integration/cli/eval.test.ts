@@ -1,5 +1,6 @@
 /**
- * `skillbench eval` as a user runs it: the real CLI in a child process, the
+ * `skillbench eval` as a user runs it: the CLI (in process; the real binary in a
+ * child process where a signal ends it), the
  * default local registry (seeded with the examples), and models that are the
  * lexical baseline, a tiny in-process llama.cpp model, or an emulated
  * OpenAI-compatible endpoint (a local HTTP server replaying the Chat
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCli, type CliRun } from '../../helpers/cli';
+import { runCli, startCli, type CliRun, type CliOptions } from '../../helpers/cli';
 import type { CellRecord, EvalSummary, RunHeader } from '../../../evals/types';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../../helpers/chatEndpoint';
 import { writeTinyLlamaGguf } from '../../helpers/gguf';
@@ -23,11 +24,14 @@ type Run = CliRun;
 let work: string;
 const endpoints: ChatEndpoint[] = [];
 
+const options = (cwd = work): CliOptions => ({ cwd, env: { SKILLBENCH_HOME: join(work, 'home'), NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } });
+
+/** The real binary in a child process, for the runs a signal stops. */
 function start(args: string[], cwd = work): { child: ChildProcess; done: Promise<Run> } {
-  return startCli(['eval', ...args], { cwd, env: { SKILLBENCH_HOME: join(work, 'home'), NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } });
+  return startCli(['eval', ...args], options(cwd));
 }
 
-const cli = (args: string[], cwd?: string) => start(args, cwd).done;
+const cli = (args: string[], cwd?: string) => runCli(['eval', ...args], options(cwd));
 
 async function endpoint(answer: Parameters<typeof startChatEndpoint>[0]): Promise<ChatEndpoint> {
   const e = await startChatEndpoint(answer);
@@ -171,7 +175,11 @@ describe('skillbench eval', { timeout: 180_000 }, () => {
       `openai-compatible:${fine.baseUrl}#fine`,
       // Far above a loaded machine's slowest local answer, so only the hanging model reaches it.
       '--timeout',
-      '8000',
+      '4000',
+      // The three models share a provider: room for all 24 cells at once, so the hanging
+      // model's cells time out together in one wave instead of queueing behind each other.
+      '--concurrency',
+      '24',
       '--no-cache',
       '--out',
       'errors',
@@ -187,7 +195,7 @@ describe('skillbench eval', { timeout: 180_000 }, () => {
     expect(byModel('fine')).toMatchObject({ errors: 0, cells: 8 });
     const brokenSkill = byModel('broken').skills[0]!;
     expect([brokenSkill.tp, brokenSkill.fn, brokenSkill.tn, brokenSkill.fp, brokenSkill.accuracy]).toEqual([0, 0, 0, 0, null]);
-    expect(report.cells.find((c) => c.model.endsWith('#hanging'))!.error).toMatch(/no answer within 8000 ms/);
+    expect(report.cells.find((c) => c.model.endsWith('#hanging'))!.error).toMatch(/no answer within 4000 ms/);
     expect(report.cells.find((c) => c.model.endsWith('#broken'))!.error).toMatch(/HTTP 500/);
   });
 

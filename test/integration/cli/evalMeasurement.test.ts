@@ -1,6 +1,6 @@
 /**
- * What `skillbench eval` measures, audited from outside: the real CLI in a
- * child process against a deterministic scripted model (an emulated
+ * What `skillbench eval` measures, audited from outside: the CLI's exit code,
+ * reports and run folder against a deterministic scripted model (an emulated
  * OpenAI-compatible Chat Completions endpoint on a local HTTP server) whose
  * answers depend only on the request and the catalog text it is shown.
  */

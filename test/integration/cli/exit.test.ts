@@ -1,8 +1,8 @@
 /**
- * Exit codes of the real `skillbench` binary for failures that are not a user's
- * mistake nor an outage: an unexpected error is internal (7) with one line asking
- * for a report and the stack only under --debug; a missing llama.cpp model file is
- * "not found" (5), not a usage error.
+ * Exit codes of `skillbench` for failures that are not a user's mistake nor an
+ * outage: an unexpected error is internal (7, the real binary's own exit
+ * status) with one line asking for a report and the stack only under --debug;
+ * a missing llama.cpp model file is "not found" (5), not a usage error.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../helpers/cli';
+import { runCli, runCliProcess } from '../../helpers/cli';
 import { startRedis, type RedisSetup } from '../../helpers/redis';
 import { redisKeyspace } from '../../../core/store/redisKeyspace';
 
@@ -34,11 +34,12 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const cli = (args: string[]) => runCli(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home') } });
+const options = () => ({ cwd: work, env: { SKILLBENCH_HOME: join(work, 'home') } });
+const cli = (args: string[]) => runCli(args, options());
 
 describe('skillbench exit codes', () => {
   it('reports an unexpected error as internal (exit 7) in one line asking for a report, with no stack', async () => {
-    const run = await cli(['list', '--from', redis.url]);
+    const run = await runCliProcess(['list', '--from', redis.url], options());
     expect(run.code, run.stderr).toBe(7);
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);

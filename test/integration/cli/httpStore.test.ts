@@ -1,5 +1,5 @@
 /**
- * The real `skillbench` binary against hosts that are not a V1 admin API the
+ * `skillbench` against hosts that are not a V1 admin API the
  * way it expects: a redirect is one clear line and exit 6, never success and
  * never followed with the token.
  */

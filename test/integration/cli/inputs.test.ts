@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, type CliRun } from '../../helpers/cli';
+import { runCli, runCliProcess, type CliRun } from '../../helpers/cli';
 import { DEFAULT_AUTHORING_LIMITS } from '../../../core/package/limits';
 import { samplePackage } from '../core/store/samplePackage';
 
@@ -21,6 +21,11 @@ let work: string;
 
 function cli(args: string[], cwd = work): Promise<CliRun> {
   return runCli(args, { cwd, env: { SKILLBENCH_HOME: join(work, 'home') } });
+}
+
+/** The real binary in a child process: a read that blocked on a device or a FIFO would hang the process, not just the call. */
+function binary(args: string[]): Promise<CliRun> {
+  return runCliProcess(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home') } });
 }
 
 /** The non-empty lines a run printed on stderr. */
@@ -39,24 +44,24 @@ afterAll(async () => {
 
 describe('package files that are not regular files of bounded size', () => {
   it.runIf(POSIX)('validate /dev/zero ends at once with one line naming the limit', async () => {
-    const run = await cli(['validate', '/dev/zero']);
+    const run = await binary(['validate', '/dev/zero']);
     expect(run.code).toBe(1);
     expect(lines(run.stderr)[0]).toMatch(/^\/dev\/zero: error file_unreadable: .*character device, not a regular file.*1048576 bytes/);
     expect(run.stderr).toContain('1 file checked, 0 valid, 1 invalid');
   });
 
   it.runIf(POSIX)('publish /dev/zero ends at once with one line naming the limit and publishes nothing', async () => {
-    const run = await cli(['publish', '/dev/zero', '--namespace', 'ns', '--name', 'zero', '--to', 'local:zero-reg']);
+    const run = await binary(['publish', '/dev/zero', '--namespace', 'ns', '--name', 'zero', '--to', 'local:zero-reg']);
     expect(run.code).toBe(2);
     expect(lines(run.stderr)).toEqual([expect.stringMatching(/^skillbench publish: \/dev\/zero is a character device, not a regular file: .*1048576 bytes/)]);
     expect(existsSync(join(work, 'zero-reg'))).toBe(false);
   });
 
   it.runIf(POSIX)('refuses a FIFO instead of waiting for a writer, in validate and publish', async () => {
-    const validate = await cli(['validate', 'pipe.json', '--namespace', 'ns', '--name', 'pipe']);
+    const validate = await binary(['validate', 'pipe.json', '--namespace', 'ns', '--name', 'pipe']);
     expect(validate.code).toBe(1);
     expect(validate.stderr).toContain('pipe.json: error file_unreadable: the file is a FIFO, not a regular file');
-    const publish = await cli(['publish', 'pipe.json', '--namespace', 'ns', '--name', 'pipe', '--to', 'local:pipe-reg']);
+    const publish = await binary(['publish', 'pipe.json', '--namespace', 'ns', '--name', 'pipe', '--to', 'local:pipe-reg']);
     expect(publish.code).toBe(2);
     expect(lines(publish.stderr)).toEqual([expect.stringContaining('pipe.json is a FIFO, not a regular file')]);
   });

@@ -1,5 +1,5 @@
 /**
- * `skillbench optimize` as a user runs it: the real binary on the example
+ * `skillbench optimize` as a user runs it: the CLI on the example
  * skills, offline, with the deterministic keyword proposer and the two
  * baselines; the JSON and HTML reports; a rerun with the recorded seed.
  */

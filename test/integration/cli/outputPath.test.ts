@@ -1,5 +1,5 @@
 /**
- * Report and run-folder paths of `skillbench eval`, through the real binary: a
+ * Report and run-folder paths of `skillbench eval`, through the CLI: a
  * missing parent folder is a usage error naming it (nothing is created), and a
  * pseudo-filesystem such as /proc or /sys is refused before any work starts.
  */

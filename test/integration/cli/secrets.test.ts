@@ -1,5 +1,5 @@
 /**
- * Marker secrets across every output of the real `skillbench` binary: stdout,
+ * Marker secrets across every output of `skillbench` (`registry serve` as the real binary): stdout,
  * stderr, --json, report files and run folder files of `select`, `eval`,
  * `list`, `publish`, `delete` and `registry serve`. The secrets are API keys in
  * the environment, a password in a provider's base URL, the registry token (also

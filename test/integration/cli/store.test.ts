@@ -13,7 +13,7 @@ type Run = CliRun;
 
 let work: string;
 
-/** Runs the real `skillbench` binary in the temp workspace. */
+/** Runs `skillbench` in the temp workspace. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   return runCli(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home'), ...env } });
 }
@@ -33,7 +33,6 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-// Each test spawns the real binary several times; a loaded machine needs headroom.
 describe('skillbench publish/get/versions/delete/list against local:', () => {
   const reg = ['--to', 'local:reg'];
   const from = ['--from', 'local:reg'];

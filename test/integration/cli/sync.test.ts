@@ -1,5 +1,5 @@
 /**
- * `skillbench check` and `skillbench sync` through the real binary, against
+ * `skillbench check` and `skillbench sync` through the CLI, against
  * the embedded local registry and a real redis-server: a drift report that
  * changes nothing (not even creating a registry), a sync that publishes only
  * what changed, never deletes and reads every publication back, and a stop on

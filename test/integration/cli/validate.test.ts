@@ -20,7 +20,7 @@ interface Report {
 
 let work: string;
 
-/** Runs the real `skillbench` binary with the temp folder as working directory. */
+/** Runs `skillbench` with the temp folder as working directory. */
 function cli(args: string[]): Promise<Run> {
   return runCli(args, { cwd: work, env: { SKILLBENCH_HOME: join(work, 'home') } });
 }

@@ -68,7 +68,7 @@ describe('npm start', () => {
       expect(url.hostname).toBe('127.0.0.1');
 
       const notices = stderr.split('\n').filter((l) => /electron/i.test(l));
-      expect(notices).toEqual(["skillbench: Electron's binary is not installed here, so the workbench opens in your browser instead (skillbench serve --open)"]);
+      expect(notices).toEqual(["skillbench: Electron's binary is not installed here (npm run install:electron fetches it), so the workbench opens in your browser instead (skillbench serve --open)"]);
       await expect.poll(() => readFile(opened, 'utf8').catch(() => ''), { timeout: 10_000 }).toBe(`${url.href}\n`);
 
       // The token link becomes a session cookie, and the page is the built UI (its bundle, under the CSP).

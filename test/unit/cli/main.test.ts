@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { main } from '../../../cli/main';
+import { SUMMARIES, commandNames, loadCommand, main } from '../../../cli/main';
 import type { CliIo } from '../../../cli/io';
 
 function capture(): { io: CliIo; out: () => string; err: () => string } {
@@ -29,5 +29,17 @@ describe('skillbench main', () => {
   it('exits 2 with usage when no command is given', async () => {
     const c = capture();
     expect(await main([], c.io)).toBe(2);
+  });
+});
+
+describe('skillbench --help', () => {
+  it('lists every command with the summary its module states (read from a static table)', async () => {
+    for (const name of commandNames()) {
+      expect(SUMMARIES[name], `a summary for ${name} in cli/main.ts`).toBe((await loadCommand(name))?.summary);
+    }
+    expect(Object.keys(SUMMARIES).sort()).toEqual(commandNames());
+    const c = capture();
+    expect(await main(['--help'], c.io)).toBe(0);
+    for (const name of commandNames()) expect(c.out()).toContain(`  ${name.padEnd(18)} ${SUMMARIES[name]}`);
   });
 });

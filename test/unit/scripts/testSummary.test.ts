@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error plain ES module script without type declarations
-import { countResults, summaryLine } from '../../../scripts/testSummary.mjs';
+import { combinedSummaryLine, countResults, summaryLine } from '../../../scripts/testSummary.mjs';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const sample = fileURLToPath(new URL('./fixtures/vitest-run', import.meta.url));
@@ -39,5 +39,15 @@ describe('npm test closing line', () => {
     expect(summaryLine(undefined, 1)).toBe('0 passed, 1 failed');
     expect(summaryLine({ testResults: [{ status: 'passed', assertionResults: [{ status: 'passed' }] }] }, 1)).toBe('1 passed, 1 failed');
     expect(summaryLine({ testResults: [{ status: 'passed', assertionResults: [{ status: 'passed' }] }] }, 0)).toBe('1 passed, 0 failed');
+  });
+
+  it('adds the runs of the node and browser phases, each counted on its own', () => {
+    const report = sampleReport();
+    const clean = { testResults: [{ status: 'passed', assertionResults: [{ status: 'passed' }, { status: 'passed' }] }] };
+    expect(combinedSummaryLine([{ report, exitCode: 1 }, { report: clean, exitCode: 0 }])).toBe('5 passed, 2 failed');
+    // A phase that exited non-zero with nothing failed counts one failure; a phase with no report, one.
+    expect(combinedSummaryLine([{ report: clean, exitCode: 0 }, { report: clean, exitCode: 1 }])).toBe('4 passed, 1 failed');
+    expect(combinedSummaryLine([{ report: clean, exitCode: 0 }, { report: undefined, exitCode: 1 }])).toBe('2 passed, 1 failed');
+    expect(combinedSummaryLine([{ report: clean, exitCode: 0 }, { report: clean, exitCode: 0 }])).toBe('4 passed, 0 failed');
   });
 });

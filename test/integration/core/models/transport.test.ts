@@ -17,7 +17,7 @@ import zlib from 'node:zlib';
 import fc from 'fast-check';
 import { Request as UndiciRequest, fetch as undiciFetch, type Dispatcher } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, fetchVia, type FetchFunction } from '../../../../core/models/transport';
+import { closeSharedDispatcher, createDispatcher, fetchVia, sharedDispatcher, type FetchFunction } from '../../../../core/models/transport';
 
 /** One request as the server saw it. */
 interface Seen {
@@ -492,6 +492,30 @@ describe('fetchVia over proxies and private certificate authorities', () => {
         await via.close();
       }
     }
+  });
+
+  it('shares a pool per proxy setting: an environment without a proxy never uses the pool of one with a proxy', async () => {
+    const target = `127.0.0.1:${server.port}`;
+    try {
+      const proxied = { HTTP_PROXY: proxyUrl };
+      expect(sharedDispatcher({ ...proxied, UNRELATED: 'x' })).toBe(sharedDispatcher(proxied));
+      // The first request through the proxied pool opens a tunnel; the pool without a proxy never does,
+      // even after the proxied pool exists (a kept-alive tunnel would carry it without a new CONNECT).
+      for (const [label, env, connects] of [['with HTTP_PROXY', proxied, [target]], ['without', {}, []]] as const) {
+        tunnels.length = 0;
+        const r = await observe(fetchVia(sharedDispatcher(env)), `${server.origin}/echo`, { method: 'POST', headers: SDK_HEADERS, body: '{"q":1}' });
+        expect(r['status'], label).toBe(200);
+        expect(tunnels, label).toEqual(connects);
+      }
+      expect(sharedDispatcher({})).not.toBe(sharedDispatcher(proxied));
+    } finally {
+      await closeSharedDispatcher();
+    }
+    tunnels.length = 0;
+    const fresh = await observe(fetchVia(sharedDispatcher({ HTTP_PROXY: proxyUrl })), `${server.origin}/echo`, { method: 'POST', headers: SDK_HEADERS, body: '{"q":1}' });
+    expect(fresh['status']).toBe(200);
+    expect(tunnels).toEqual([target]);
+    await closeSharedDispatcher();
   });
 
   it('trusts a TLS host only with its private CA, and asks for brotli over https as fetch does', async () => {

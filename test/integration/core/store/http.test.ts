@@ -366,6 +366,25 @@ describe('http store specifics', () => {
     }
   });
 
+  it('reads SKILLBENCH_REGISTRY_TOKEN from the environment it is given, not from the process', async () => {
+    const front = await startFront(host.port, () => ({ kind: 'forward' }));
+    const before = process.env['SKILLBENCH_REGISTRY_TOKEN'];
+    process.env['SKILLBENCH_REGISTRY_TOKEN'] = 'process-token-77a';
+    try {
+      for (const [env, expected] of [[{ SKILLBENCH_REGISTRY_TOKEN: 'given-token-3b1' }, 'Bearer given-token-3b1'], [{}, undefined]] as const) {
+        front.seen.length = 0;
+        const client = await openStore(front.url, { env });
+        await client.close();
+        expect(front.seen.length).toBeGreaterThan(0);
+        expect(front.seen.map((r) => r.headers.authorization)).toEqual(front.seen.map(() => expected));
+      }
+    } finally {
+      if (before === undefined) delete process.env['SKILLBENCH_REGISTRY_TOKEN'];
+      else process.env['SKILLBENCH_REGISTRY_TOKEN'] = before;
+      await front.close();
+    }
+  });
+
   it('verifies exact content itself: a proxy that alters a revision is caught', async () => {
     const id = freshId();
     const setup = await openHttpStore(host.url);

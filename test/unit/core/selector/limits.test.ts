@@ -1,27 +1,47 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SELECTOR_LIMITS, effectiveTotalBudget, resolveSelectorLimits } from '../../../../core/selector/limits';
+import { DEFAULT_SELECTOR_LIMITS, effectiveTotalBudget, resolveSelectorLimits, type SelectorLimits } from '../../../../core/selector/limits';
 
 describe('resolveSelectorLimits', () => {
-  it('fills the guide 9.10 defaults', () => {
-    const result = resolveSelectorLimits({});
-    expect(result).toEqual({ ok: true, limits: DEFAULT_SELECTOR_LIMITS });
-    expect(DEFAULT_SELECTOR_LIMITS).toMatchObject({
-      maxBindings: 32,
-      maxAutoCandidates: 16,
-      catalogTokenBudget: 2000,
-      maxResourceCandidates: 32,
-      resourceCatalogTokenBudget: 2000,
-      maxActiveSkills: 6,
-      totalTokenBudget: 8192,
-      mainTokenBudget: 6144,
-      resourceTokenBudget: 4096,
-      maxResourcesPerPhase: 2,
-      maxResourcesPerExecution: 8,
-      resolutionMaxTokens: 512,
-      synthesisTokenBudget: 6000,
-      effectiveInputTokenBudget: 0,
-    });
+  it('fills every unset limit with its default, and keeps every limit that is set', () => {
+    expect(resolveSelectorLimits({})).toEqual({ ok: true, limits: DEFAULT_SELECTOR_LIMITS });
+    // Each limit alone, moved one step inward (the rules allow it with every other at its default).
+    const keys = Object.keys(DEFAULT_SELECTOR_LIMITS) as (keyof SelectorLimits)[];
+    for (const key of keys) {
+      const value = DEFAULT_SELECTOR_LIMITS[key] > 1 ? DEFAULT_SELECTOR_LIMITS[key] - 1 : DEFAULT_SELECTOR_LIMITS[key] + 1;
+      const result = resolveSelectorLimits({ [key]: value });
+      expect(result, key).toEqual({ ok: true, limits: { ...DEFAULT_SELECTOR_LIMITS, [key]: value } });
+    }
+  });
+
+  // The defaults of guide 9.10 as the rules meet them: each one is the largest (or
+  // smallest) value another limit may take while that one keeps its default.
+  it.each([
+    ['main ≤ total (8192)', { mainTokenBudget: 8192 }, { mainTokenBudget: 8193 }, 'mainTokenBudget,totalTokenBudget'],
+    ['resource ≤ total (8192)', { resourceTokenBudget: 8192 }, { resourceTokenBudget: 8193 }, 'resourceTokenBudget,totalTokenBudget'],
+    ['synthesis ≤ total (8192)', { synthesisTokenBudget: 8192 }, { synthesisTokenBudget: 8193 }, 'synthesisTokenBudget,totalTokenBudget'],
+    ['total ≥ main (6144)', { totalTokenBudget: 6144 }, { totalTokenBudget: 6143 }, 'mainTokenBudget,totalTokenBudget'],
+    ['total ≥ synthesis (6000)', { totalTokenBudget: 6000, mainTokenBudget: 6000 }, { totalTokenBudget: 5999, mainTokenBudget: 5999 }, 'synthesisTokenBudget,totalTokenBudget'],
+    ['total ≥ resource (4096)', { totalTokenBudget: 4096, mainTokenBudget: 4096, synthesisTokenBudget: 4096 }, { totalTokenBudget: 4095, mainTokenBudget: 4095, synthesisTokenBudget: 4095 }, 'resourceTokenBudget,totalTokenBudget'],
+    ['per phase ≤ per execution (8)', { maxResourcesPerPhase: 8 }, { maxResourcesPerPhase: 9 }, 'maxResourcesPerPhase,maxResourcesPerExecution'],
+    ['per execution ≥ per phase (2)', { maxResourcesPerExecution: 2 }, { maxResourcesPerExecution: 1 }, 'maxResourcesPerPhase,maxResourcesPerExecution'],
+    ['auto candidates ≤ bindings (32)', { maxAutoCandidates: 32 }, { maxAutoCandidates: 33 }, 'maxAutoCandidates,maxBindings'],
+    ['active skills ≤ bindings (32)', { maxActiveSkills: 32 }, { maxActiveSkills: 33 }, 'maxActiveSkills,maxBindings'],
+    ['bindings ≥ auto candidates (16)', { maxBindings: 16 }, { maxBindings: 15 }, 'maxAutoCandidates,maxBindings'],
+    ['bindings ≥ active skills (6)', { maxBindings: 6, maxAutoCandidates: 6 }, { maxBindings: 5, maxAutoCandidates: 5 }, 'maxActiveSkills,maxBindings'],
+  ])('holds the default at the edge: %s', (_rule, atEdge, beyond, path) => {
+    expect(resolveSelectorLimits(atEdge).ok).toBe(true);
+    const result = resolveSelectorLimits(beyond);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.issues.map((i) => i.path)).toEqual([path]);
+  });
+
+  it('allows zero only where it means "off": the effective-input allowance and the registry timeout', () => {
+    for (const key of Object.keys(DEFAULT_SELECTOR_LIMITS) as (keyof SelectorLimits)[]) {
+      const zero = resolveSelectorLimits({ [key]: 0 });
+      expect(zero.ok, key).toBe(key === 'effectiveInputTokenBudget' || key === 'registryReadTimeoutMs');
+    }
   });
 
   it('accepts the guide example group of lowered budgets', () => {

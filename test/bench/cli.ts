@@ -1,0 +1,62 @@
+/**
+ * Bench suite `cli`: the start of the `skillbench` command as a user pays it,
+ * a whole process from exec to exit, against a bare `node -e 0` measured in
+ * the same run, interleaved.
+ *
+ * - `skillbench --help`: lists the commands from their static summaries;
+ * - `skillbench list --json`: the default embedded registry (seeded with the
+ *   examples by a first run before timing) listed as JSON.
+ *
+ * Target of each: at most 3x the bare Node start. The bundle is built first
+ * (scripts/build-cli.mjs), as `npm install` and `npm test` do, so the rows time
+ * the built command rather than a rebuild.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compare, type BenchRow } from './harness';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'skillbench.mjs');
+const TARGET_RATIO = 3;
+
+function exec(args: string[], env: NodeJS.ProcessEnv): void {
+  const run = spawnSync(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (run.status !== 0) throw new Error(`node ${args.join(' ')} exited ${run.status}: ${String(run.stderr)}`);
+}
+
+export async function bench(): Promise<BenchRow[]> {
+  const { buildCli } = (await import(join(ROOT, 'scripts', 'build-cli.mjs'))) as { buildCli: (o?: { prune?: boolean }) => Promise<unknown> };
+  await buildCli();
+  const home = await mkdtemp(join(tmpdir(), 'skillbench-bench-cli-'));
+  const env = { PATH: process.env['PATH'] ?? '', SKILLBENCH_HOME: home };
+  try {
+    // The first list seeds the default registry; timing starts after it.
+    exec([BIN, 'list', '--json'], env);
+    const bare = () => exec(['-e', '0'], env);
+    const cases: { name: string; args: string[] }[] = [
+      { name: 'skillbench --help', args: ['--help'] },
+      { name: 'skillbench list --json (default registry, 8 skills)', args: ['list', '--json'] },
+    ];
+    const rows: BenchRow[] = [];
+    for (const c of cases) {
+      const { subjectMs, baselineMs } = await compare(() => exec([BIN, ...c.args], env), bare, { rounds: 21, warmup: 2 });
+      const ratio = subjectMs / baselineMs;
+      rows.push({
+        suite: 'cli',
+        name: c.name,
+        medianMs: subjectMs,
+        baselineName: 'node -e 0',
+        baselineMs,
+        ratio,
+        target: `ratio <= ${TARGET_RATIO}`,
+        met: ratio <= TARGET_RATIO,
+      });
+    }
+    return rows;
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
