@@ -329,6 +329,8 @@ export type ConnectionTestCause =
   | 'wrong_base_url'
   | 'not_admin_api'
   | 'wrong_deployment'
+  | 'wrong_master'
+  | 'wrong_topology'
   | 'timeout'
   | 'not_a_registry'
   | 'invalid'

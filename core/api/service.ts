@@ -127,7 +127,19 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
   });
 
   const workspace = workspaceMethods({ pool, events, draftsDir: join(dataDir, 'drafts'), ...(options.watch && { watch: options.watch }) });
-  const stores = storeMethods({ pool, scans, actor, resolveSource: workspace.resolveSource });
+  const stores = storeMethods({
+    pool,
+    scans,
+    actor,
+    resolveSource: workspace.resolveSource,
+    // The first whole catalog a view reads is the watch's baseline, so another writer's change before the first recheck is still reported.
+    wholeCatalogRead: async (connection, read) => {
+      const ticket = watch.ticket();
+      const entries = await read();
+      watch.look(connection, entries, ticket);
+      return entries;
+    },
+  });
   const publish = stores['publish.package']!;
   const deleteVersions = stores['delete.versions']!;
   const reviews = reviewMethods({
@@ -216,7 +228,8 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
         if (params.check === true) await pool.use(params.name, (store, opened) => probeStore(store, opened));
         else await pool.open(params.name);
         if (params.check === true && params.watch === true) {
-          const seen = watch.compare(params.name, await pool.use(params.name, (store) => store.listMetadata()));
+          const ticket = watch.ticket();
+          const seen = watch.compare(params.name, await pool.use(params.name, (store) => store.listMetadata()), ticket);
           if (seen.kind === 'changes') {
             // Many changes at once (a sync) are one event: the views re-read everything of the connection anyway.
             if (seen.changes.length > MAX_CHANGE_EVENTS) events.emit('store.changed', { connection: params.name, kind: 'changed', at: at() });

@@ -13,7 +13,7 @@ import type { SkillAuthoringLimits, SkillId, SkillPackage } from '../package/typ
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
 import { publishConditional } from '../store/publication';
-import type { PublishResult, SkillStore, StoredRevision } from '../store/types';
+import type { PublishResult, SkillMetadata, SkillStore, StoredRevision } from '../store/types';
 import type { CatalogScans } from './catalogScan';
 import type {
   ConnectionProfile,
@@ -60,6 +60,12 @@ export interface StoreMethodsOptions {
   actor: string;
   /** Drafts and workspace files, once those modules are wired. */
   resolveSource?: SourceResolver;
+  /**
+   * Told of every fresh, unfiltered catalog read (`catalog.page` with cursor
+   * null): the whole catalog a view now shows. `read` wraps the store read so
+   * the callee can note what happened around it (the catalog watch's ticket).
+   */
+  wholeCatalogRead?: (connection: string, read: () => Promise<SkillMetadata[]>) => Promise<SkillMetadata[]>;
 }
 
 /** A store's publication result as `publish.package` and `reviews.publish` answer it. */
@@ -121,6 +127,7 @@ async function publishedOrUndefined(store: SkillStore, id: SkillId): Promise<Sto
 /** The handlers of the store methods. */
 export function storeMethods(options: StoreMethodsOptions): Handlers {
   const { pool, scans, actor } = options;
+  const wholeRead = options.wholeCatalogRead ?? ((_connection: string, read: () => Promise<SkillMetadata[]>) => read());
 
   const resolve = async (source: Source, limits: SkillAuthoringLimits, role: string): Promise<ResolvedPackage> => {
     switch (source.kind) {
@@ -190,7 +197,7 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
       pool.use(params.connection, (store) =>
         scans.page(
           { connection: params.connection, cursor: params.cursor, limit: params.limit, query: params.query, filter: params.filter, sort: params.sort },
-          (filter) => store.listMetadata(filter),
+          (filter) => (filter.namespace === undefined && filter.domain === undefined && filter.tag === undefined && filter.limit === undefined ? wholeRead(params.connection, () => store.listMetadata(filter)) : store.listMetadata(filter)),
         ),
       ),
 

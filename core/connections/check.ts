@@ -1,7 +1,8 @@
 /**
  * *Test connection*: opens a profile's store once with a short time budget and
  * names the cause of a failure (refused, DNS, TLS, credentials, permission,
- * wrong base URL, not an admin API, wrong deployment namespace, timeout), with
+ * wrong base URL, not an admin API, wrong deployment namespace, an unknown
+ * Sentinel master group, another Redis topology, timeout), with
  * what a user can do about it. Saves nothing, creates nothing (a local folder
  * that does not exist yet is reported as created on the first write).
  *
@@ -48,6 +49,9 @@ export function causeOf(error: unknown): ConnectionTestCause {
   if (code === 'timeout') return 'timeout';
   if (code === 'invalid_request' || code === 'secrets_locked') return 'invalid';
   if (code === 'not_found') return 'wrong_base_url';
+  // Both come wrapped in ioredis's "All sentinels are unreachable" or "Failed to refresh slots cache", so they are read first.
+  if (/No such master with that name/i.test(text)) return 'wrong_master';
+  if (/cluster support disabled|unknown command '?sentinel'?/i.test(text)) return 'wrong_topology';
   if (/ECONNREFUSED|connection refused/i.test(text)) return 'refused';
   if (/ENOTFOUND|EAI_AGAIN|host name not found/i.test(text)) return 'dns';
   if (/TLS|SSL|certificate|CERT_|handshake|self[- ]signed|EPROTO/i.test(text)) return 'tls';
@@ -65,6 +69,8 @@ const ADVICE: Record<ConnectionTestCause, string> = {
   wrong_base_url: 'no V1 admin API answers at this URL: it must end with the mount path, e.g. /api/v1/skills',
   not_admin_api: 'something answers, but not a V1 admin API: check the URL',
   wrong_deployment: 'the deployment namespace holds no skills, but others on this server do',
+  wrong_master: 'the Sentinels answer but monitor no master group of that name: check the master group name',
+  wrong_topology: 'the server answers but runs another topology: pick Standalone, Sentinel or Cluster as the server runs, and list Sentinel processes (not the master) for Sentinel',
   timeout: 'no answer in time: check the address, a firewall, or raise the timeout',
   not_a_registry: 'the folder is not a Skillbench registry',
   invalid: 'the profile cannot be used as it is',

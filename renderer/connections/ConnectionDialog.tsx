@@ -201,6 +201,8 @@ const CAUSES: Record<string, string> = {
   wrong_base_url: 'wrong URL',
   not_admin_api: 'not an admin API',
   wrong_deployment: 'wrong deployment',
+  wrong_master: 'unknown master group',
+  wrong_topology: 'wrong topology',
   timeout: 'timed out',
   not_a_registry: 'not a registry',
   invalid: 'invalid settings',

@@ -21,7 +21,7 @@ import { SafeText, visibleControls } from '../shell/SafeText';
 import { ConnectionDialog, useConnectionDialog } from './ConnectionDialog';
 import { textOn } from './env';
 import { colourOf, useConnection, useConnectionsStore, type ConnectionEntry, type Reachability } from './useConnectionsStore';
-import { watchedConnection } from '../storeData/queries';
+import { rereadUnanswered, watchedConnection } from '../storeData/queries';
 
 /** A profile as the store keeps it. */
 export function entryOf(view: ConnectionView): ConnectionEntry {
@@ -82,7 +82,10 @@ export async function checkConnection(name: string, options: { recheck?: boolean
   try {
     // While a view shows the connection's data, the recheck also looks for other writers' changes to it.
     const view = await workbenchClient()['connections.open']({ name, ...(options.recheck && { check: true, ...(watchedConnection(name) && { watch: true }) }) });
-    store.setReachability(name, reachabilityOf(view.state));
+    const reachability = reachabilityOf(view.state);
+    store.setReachability(name, reachability);
+    // The connection answers: views whose read it did not answer read again.
+    if (reachability.status === 'up') await rereadUnanswered(name);
   } catch (error) {
     store.setReachability(name, { status: 'down', message: messageOf(error), at: Date.now() });
   }

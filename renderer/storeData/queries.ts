@@ -13,7 +13,7 @@ import { QueryClient, infiniteQueryOptions, queryOptions } from '@tanstack/react
 import { create } from 'zustand';
 import type { StoreChange, VersionView } from '../../core/api/contract';
 import type { SkillId } from '../../core/package/types';
-import { workbenchClient } from '../api/client';
+import { WorkbenchApiError, workbenchClient } from '../api/client';
 import { indexEntries, type IndexedEntry } from '../catalog/catalogQuery';
 
 /** The page's one query cache. Store data is fresh until an event says otherwise. */
@@ -105,6 +105,23 @@ export function revisionQuery(connection: string, skill: SkillId, version: numbe
 /** Whether any mounted view shows data of `connection` (its rechecks then watch the catalog). */
 export function watchedConnection(connection: string): boolean {
   return queryClient.getQueryCache().findAll({ queryKey: storeKeys.connection(connection), type: 'active' }).length > 0;
+}
+
+/** Failures that say the store did not answer (as opposed to a refused request): worth reading again once it answers. */
+const UNANSWERED = new Set(['unavailable', 'timeout']);
+
+function unanswered(error: unknown): boolean {
+  return error instanceof WorkbenchApiError && UNANSWERED.has(error.code);
+}
+
+/**
+ * Reads again every view of `connection` whose read failed because the store
+ * (or the workbench host) did not answer, once the connection answers again:
+ * a read lost to a busy machine or a restart heals itself instead of waiting
+ * for Retry. A refused read (not found, forbidden) stays as it is.
+ */
+export async function rereadUnanswered(connection: string): Promise<void> {
+  await queryClient.refetchQueries({ queryKey: storeKeys.connection(connection), type: 'active', predicate: (query) => query.state.status === 'error' && unanswered(query.state.error) });
 }
 
 interface StoreChangesState {

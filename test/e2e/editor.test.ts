@@ -253,6 +253,11 @@ describe('412 → merge (journey 2)', () => {
     await expect(conflict.getAttribute('data-state')).resolves.toBe('conflict');
     await expect(page.getByTestId('merge-complete').isDisabled()).resolves.toBe(true);
     await expect(page.getByTestId('merge-open-count').textContent()).resolves.toBe('1 of 1 conflict open');
+    // The conflict's values show whole: nothing in its cells hides behind a scroll box of its own.
+    const cut = await conflict.evaluate((row) =>
+      [...row.querySelectorAll('td.merge-value, td.merge-value *')].filter((el) => el.scrollHeight > el.clientHeight + 1 && getComputedStyle(el).overflowY !== 'visible').map((el) => el.className || el.tagName),
+    );
+    expect(cut).toEqual([]);
     await screenshot(page, 'merge-1920x1080');
 
     // Keep both sets of examples; Complete becomes available.

@@ -2,7 +2,8 @@
  * The newcomer's journeys through the real UI, by visible labels and
  * shortcuts: typing `?` and every printable character into each editable
  * surface; publishing through the dialog (change summary, required reason)
- * while the open History and Catalog tabs follow without a reload; another
+ * while the open History and Catalog tabs follow without a reload; a PROD
+ * connection that asks for its name typed before it publishes; another
  * writer's change reaching the catalog through the periodic recheck;
  * connections opened by a click and their context menu; Monaco following the
  * theme at once; WCAG AA contrast read from computed colours in both themes;
@@ -220,6 +221,67 @@ describe('newcomer journeys', () => {
     }
     await page.getByTestId('catalog-row-travel/synced-elsewhere').waitFor();
     await expect(page.getByTestId('catalog-updated').textContent()).resolves.toMatch(/synced-elsewhere v1 published elsewhere/);
+    expect(pageErrors(page)).toEqual([]);
+    await page.context().close();
+  });
+
+  it('asks for the connection\'s name typed before publishing to a PROD connection that is not protected', { timeout: E2E_TIMEOUT_MS }, async () => {
+    // A second registry holding the skill at v1, as a production mirror would.
+    const folder = join(app.home, 'prod-registry');
+    const mirror = await openLocalStore(folder);
+    try {
+      const v1 = await app.call<PackageRevision>('packages.get', { connection: 'default', skill: SKILL, version: 1 });
+      await mirror.publish({ id: SKILL, body: JSON.stringify(v1.package), precondition: { kind: 'create' }, actor: 'release' });
+    } finally {
+      await mirror.close();
+    }
+    const page = await app.page();
+    // Added through the form, environment PROD, not protected.
+    await page.getByRole('button', { name: 'Add connection', exact: true }).click();
+    const form = page.getByTestId('connection-dialog');
+    await form.getByLabel('Name', { exact: true }).fill('prod-mirror');
+    await form.getByLabel('Label', { exact: true }).fill('Production mirror');
+    await form.getByLabel('Environment', { exact: true }).selectOption({ label: 'PROD' });
+    await form.getByLabel('Store', { exact: true }).selectOption({ label: 'Local registry folder' });
+    await form.getByLabel('Folder', { exact: true }).fill(folder);
+    await expect(form.getByLabel(/Protected \(publishes only/).isChecked()).resolves.toBe(false);
+    await form.getByRole('button', { name: 'Save', exact: true }).click();
+    await form.waitFor({ state: 'detached' });
+    // A click makes it the active connection and opens its catalog.
+    await page.getByTestId('connection-row-prod-mirror').click();
+    await page.getByTestId(`catalog-row-${SKILL.namespace}/${SKILL.name}`).waitFor();
+
+    await openEditor(page, SKILL, 'prod-mirror');
+    await addExample(page, 'Is production on fire right now?');
+    await pressCommand(page, 'editor.publish');
+    await page.getByTestId('publish-confirm').waitFor();
+    const target = await page.getByTestId('publish-target').textContent();
+    expect(target).toContain('Production mirror');
+    expect(target).toContain('PROD');
+    await expect.poll(() => page.getByTestId('publish-chip').allTextContents()).toEqual(['+1 should_activate']);
+    // A reason alone does not publish: the name must be typed, exactly.
+    const submit = page.getByTestId('publish-submit');
+    await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'publish-reason');
+    await page.keyboard.type('Does the on-call rota see this? It should.');
+    await expect.poll(() => page.getByTestId('publish-blocked').textContent()).toBe('Type prod-mirror to publish to production');
+    await expect(submit.isDisabled()).resolves.toBe(true);
+    await page.getByLabel(/is a production connection/).fill('Production mirror');
+    await expect(submit.isDisabled()).resolves.toBe(true);
+    // Enter with the wrong name publishes nothing.
+    await page.keyboard.press('Enter');
+    await expect(page.getByTestId('publish-confirm').isVisible()).resolves.toBe(true);
+    await screenshotSizes(page, 'publish-dialog-prod-dark');
+    await page.keyboard.press('ControlOrMeta+a');
+    await page.keyboard.type('prod-mirror');
+    await expect.poll(() => submit.isEnabled()).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('publish-result').getAttribute('data-version')).toBe('2');
+    await page.keyboard.press('Escape');
+
+    const published = await app.call<PackageRevision>('packages.get', { connection: 'prod-mirror', skill: SKILL });
+    expect(published).toMatchObject({ version: 2, package: { change_reason: 'Does the on-call rota see this? It should.' } });
+    // The default registry is untouched by it.
+    expect((await app.call<PackageRevision>('packages.get', { connection: 'default', skill: SKILL })).package.activation_examples.should_activate).not.toContain('Is production on fire right now?');
     expect(pageErrors(page)).toEqual([]);
     await page.context().close();
   });

@@ -12,9 +12,16 @@ import { playwrightChord } from '../../renderer/shell/keys';
 import { seedRefund } from './fixtures';
 import { pageErrors, screenshot, startApp, VIEWPORTS, type App } from './harness';
 
+/**
+ * Opens the history of billing/refund from the catalog. The chord is pressed
+ * once the sidebar shows `default` as the active connection and answering,
+ * so Open Catalog has a connection to open; the catalog tab's own selection
+ * says the chord arrived.
+ */
 async function openHistory(page: Page): Promise<void> {
-  await page.getByTestId('connection-row-default').waitFor();
+  await page.locator('[data-testid="connection-row-default"][aria-selected="true"][data-reachability="up"]').waitFor();
   await page.keyboard.press(playwrightChord('Mod+Shift+E'));
+  await page.locator('[data-testid="tab-catalog:default"][aria-selected="true"]').waitFor();
   await page.getByTestId('catalog-row-billing/refund').click();
   await page.getByTestId('catalog-history-billing/refund').click();
   await page.getByTestId('version-row-7').waitFor();

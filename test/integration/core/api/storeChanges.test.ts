@@ -80,6 +80,27 @@ describe('store changes', () => {
     expect(change.actor).toBeUndefined();
   });
 
+  it('takes a view\'s whole catalog read as the baseline: a change before the first watched recheck is announced by it', async () => {
+    const fresh = await openWorkbench('websocket', { actor: 'ana' });
+    const changes: StoreChange[] = [];
+    fresh.client.on('store.changed', (change) => changes.push(change));
+    try {
+      // A view shows the catalog; no watched recheck has run yet.
+      const page = await fresh.client['catalog.page']({ connection: 'default', cursor: null, limit: 200 });
+      expect(page.items.some((i) => i.name === 'early')).toBe(false);
+      const other = await openLocalStore(join(fresh.dataDir, 'registry'));
+      try {
+        await other.publish({ id: { namespace: 'travel', name: 'early' }, body: await readFile(WEATHER_FILE, 'utf8'), precondition: { kind: 'create' }, actor: 'sync' });
+      } finally {
+        await other.close();
+      }
+      await fresh.client['connections.open']({ name: 'default', check: true, watch: true });
+      await expect.poll(() => changes.find((c) => c.kind === 'changed')).toMatchObject({ skill: { namespace: 'travel', name: 'early' }, version: 1 });
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('does not report its own publication on the next watched recheck', async () => {
     const head = await wb.client['packages.get']({ connection: 'default', skill: WEATHER });
     const text = edited(head.text, 'Fourth');

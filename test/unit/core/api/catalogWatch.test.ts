@@ -26,6 +26,35 @@ describe('CatalogWatch', () => {
     expect(watch.compare('c', [entry('a', 2)])).toEqual({ kind: 'changes', changes: [] });
   });
 
+  it('takes a view\'s whole read as the baseline only when nothing was seen yet', () => {
+    const watch = new CatalogWatch();
+    watch.look('c', [entry('a', 1)]);
+    expect(watch.compare('c', [entry('a', 1), entry('b', 1)])).toEqual({ kind: 'changes', changes: [{ skill: { namespace: 'ns', name: 'b' }, version: 1 }] });
+    // A later read changes nothing: the rechecks own the baseline from then on.
+    watch.look('c', [entry('a', 1), entry('b', 1), entry('c', 1)]);
+    expect(watch.compare('c', [entry('a', 1), entry('b', 1), entry('c', 1)])).toEqual({ kind: 'changes', changes: [{ skill: { namespace: 'ns', name: 'c' }, version: 1 }] });
+  });
+
+  it('keeps its own publication over a read that started before it landed, and never reports it', () => {
+    const watch = new CatalogWatch();
+    watch.compare('c', [entry('a', 1)]);
+    const ticket = watch.ticket();
+    // The read lists v1 while the publication of v2 lands.
+    watch.note('c', { namespace: 'ns', name: 'a' }, 2, 'sha256:a2');
+    expect(watch.compare('c', [entry('a', 1)], ticket)).toEqual({ kind: 'changes', changes: [] });
+    expect(watch.compare('c', [entry('a', 2)])).toEqual({ kind: 'changes', changes: [] });
+    // Once a read has shown it, a later change is another writer's again.
+    expect(watch.compare('c', [entry('a', 3)])).toEqual({ kind: 'changes', changes: [{ skill: { namespace: 'ns', name: 'a' }, version: 3 }] });
+  });
+
+  it('does not call its own publication during the first look another writer\'s', () => {
+    const watch = new CatalogWatch();
+    const ticket = watch.ticket();
+    watch.note('c', { namespace: 'ns', name: 'new' }, 1, 'sha256:new1');
+    expect(watch.compare('c', [entry('a', 1)], ticket)).toEqual({ kind: 'baseline' });
+    expect(watch.compare('c', [entry('a', 1), entry('new', 1)])).toEqual({ kind: 'changes', changes: [] });
+  });
+
   it('keeps connections apart and starts over after forget', () => {
     const watch = new CatalogWatch();
     watch.compare('x', [entry('a', 1)]);
