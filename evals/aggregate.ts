@@ -40,6 +40,8 @@ interface Group {
   skill: string;
   confusion: Confusion;
   cells: number;
+  /** Adjacent negatives (other skills' should-activate examples), counted apart from the skill's own cases. */
+  adjacent: Confusion & { cells: number };
   cases: Map<string, CaseCount>;
   co: Map<string, number>;
   stolen: Map<string, number>;
@@ -92,6 +94,7 @@ export class Aggregator {
     }
     header.cases.forEach((c, i) => {
       this.caseIndex.set(c.id, i);
+      if (c.source === 'adjacent') return;
       const list = this.casesBySkill.get(c.skill) ?? [];
       list.push(i);
       this.casesBySkill.set(c.skill, list);
@@ -120,6 +123,7 @@ export class Aggregator {
         skill,
         confusion: { tp: 0, fp: 0, tn: 0, fn: 0, errors: 0, invalid: 0 },
         cells: 0,
+        adjacent: { tp: 0, fp: 0, tn: 0, fn: 0, errors: 0, invalid: 0, cells: 0 },
         cases: new Map(),
         co: new Map(),
         stolen: new Map(),
@@ -149,8 +153,10 @@ export class Aggregator {
     this.state[slot] = PRESENT;
 
     const g = this.group(cell.model, cell.variant, info.skill);
-    g.cells++;
-    addToConfusion(g.confusion, { expected: info.expect, outcome: cell.outcome, invalid: cell.invalid });
+    const adjacent = info.source === 'adjacent';
+    if (adjacent) g.adjacent.cells++;
+    else g.cells++;
+    addToConfusion(adjacent ? g.adjacent : g.confusion, { expected: info.expect, outcome: cell.outcome, invalid: cell.invalid });
     const count = g.cases.get(cell.case) ?? { k: 0, n: 0, errors: 0 };
     if (error) count.errors++;
     else {
@@ -236,6 +242,7 @@ export class Aggregator {
       stolen_by: sortedRecord(g.stolen),
       resource_accuracy: g.resourceScored === 0 ? null : g.resourceCorrect / g.resourceScored,
       resource_cases: g.resourceCases.size,
+      ...(g.adjacent.cells > 0 && { adjacent: { ...g.adjacent } }),
       intervals: rateIntervals(this.caseCounts(g), `${g.model}|${g.variant}|${g.skill}`),
     };
   }

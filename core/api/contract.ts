@@ -678,12 +678,14 @@ export interface EvalCellTrace extends EvalCell {
 export interface EvalCaseView {
   id: string;
   skill: string;
-  source: 'should_activate' | 'should_not_activate' | 'extra';
+  source: 'should_activate' | 'should_not_activate' | 'extra' | 'adjacent';
   request: string;
   expect: 'activate' | 'not_activate';
   boundary: 'planning' | 'continuation' | 'synthesis';
   expectedResources?: string[];
   context?: string;
+  /** The skill an `adjacent` case's request is a should-activate example of. */
+  from?: string;
 }
 
 /** Confusion counts and rates of one skill under one model and variant. */
