@@ -161,7 +161,7 @@ function printReport(io: CliIo, report: CatalogReport, written: readonly string[
     for (const line of table([head, ...body], new Set([0, 2, ...m.skills.map((_, i) => i + 3), m.skills.length + 3]))) say(io, line);
     if (m.pairs.length === 0) say(io, '  no two skills took each other\'s requests or fired together');
     else {
-      say(io, '  pairs that take each other\'s requests (stolen: one's should-activate requests on which it stayed inactive while the other fired), most stolen first:');
+      say(io, "  pairs that take each other's requests (stolen: one's should-activate requests on which it stayed inactive while the other fired), most stolen first:");
       const rows = m.pairs.map((p) => [`${index.get(p.a)} ${p.a}`, `${index.get(p.b)} ${p.b}`, String(p.a_to_b + p.b_to_a), `${p.a_to_b}/${p.b_to_a}`, String(p.fired_together)]);
       for (const line of table([['skill a', 'skill b', 'stolen', 'a->b/b->a', 'together'], ...rows], new Set([2, 3, 4]))) say(io, `  ${line}`);
     }
