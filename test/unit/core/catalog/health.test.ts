@@ -7,25 +7,9 @@ import { DEFAULT_AUTHORING_LIMITS } from '../../../../core/package/limits';
 import { DEFAULT_SELECTOR_LIMITS } from '../../../../core/selector/limits';
 import { activationEntry, renderCatalog } from '../../../../core/selector/render';
 import type { PinnedCandidate, PinningRecord, SkillBinding } from '../../../../core/selector/types';
+import { candidate } from './candidate';
 
 const EXAMPLE = fileURLToPath(new URL('../../../../examples/skills/packages/travel/currency-conversion.json', import.meta.url));
-
-function candidate(name: string, description: string, activation: SkillBinding['activation'] = 'auto'): PinnedCandidate {
-  return {
-    id: `docs/${name}`,
-    namespace: 'docs',
-    name,
-    activation,
-    required: false,
-    requested: 'published',
-    version: 1,
-    manifest_hash: `sha256:${'0'.repeat(64)}`,
-    display_name: name,
-    description,
-    domains: [],
-    tags: [],
-  };
-}
 
 function catalog(candidates: PinnedCandidate[]) {
   const bindings: SkillBinding[] = candidates.map((c) => ({ namespace: c.namespace, name: c.name, version: 'published', activation: c.activation, required: false }));

@@ -6,23 +6,7 @@ import { proposeSplit, type SkillAffinity } from '../../../../core/catalog/split
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from '../../../../core/selector/limits';
 import { activationEntry, renderCatalog } from '../../../../core/selector/render';
 import type { PinnedCandidate, SkillBinding } from '../../../../core/selector/types';
-
-function candidate(name: string, description: string, activation: SkillBinding['activation'] = 'auto'): PinnedCandidate {
-  return {
-    id: `docs/${name}`,
-    namespace: 'docs',
-    name,
-    activation,
-    required: false,
-    requested: 'published',
-    version: 1,
-    manifest_hash: `sha256:${'0'.repeat(64)}`,
-    display_name: name,
-    description,
-    domains: [],
-    tags: [],
-  };
-}
+import { candidate } from './candidate';
 
 const bindingOf = (c: PinnedCandidate): SkillBinding => ({ namespace: c.namespace, name: c.name, version: 'published', activation: c.activation, required: false });
 
