@@ -65,6 +65,7 @@ export async function catalogReport(input: CatalogReportInput): Promise<CatalogR
     const bound = new Set(inspected.bindings.map((b) => `${b.namespace}/${b.name}`));
     const foreign = routing.skills.filter((s) => !bound.has(s));
     if (foreign.length > 0) warnings.push(`the run's catalog has skills this catalog does not bind (${foreign.join(', ')}): its matrix describes another catalog`);
+    if (routing.variants.length > 1) warnings.push(`${input.run.shown} has the variants ${routing.variants.join(', ')}, counted together here; choose one with --variant`);
     if (routing.cells === 0) warnings.push(`no answered cell of ${input.run.shown} matches${input.run.filter?.model ? ` model ${input.run.filter.model}` : ''}${input.run.filter?.variant ? ` variant ${input.run.filter.variant}` : ''}`);
   }
   const runtimeBroken = inspected.health.broken.some((b) => b.skill === undefined);
