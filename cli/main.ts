@@ -42,6 +42,7 @@ const COMMANDS: Record<string, Loader> = {
   'review publish': () => import('./commands/review').then((m) => ({ command: m.publishCommand })),
   import: () => import('./commands/interop').then((m) => ({ command: m.importCommand })),
   export: () => import('./commands/interop').then((m) => ({ command: m.exportCommand })),
+  catalog: () => import('./commands/catalog'),
 };
 
 /**
@@ -71,6 +72,7 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   'review publish': 'carry out an approved request exactly as approved',
   import: 'Convert Agent Skills SKILL.md folders into V1 packages of the workspace',
   export: 'Write a V1 package as an Agent Skills folder (SKILL.md and references/)',
+  catalog: 'Catalog health: budgets against limits, where requests go, and a split that fits',
 };
 
 /** The registered command names, sorted. */

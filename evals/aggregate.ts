@@ -47,6 +47,8 @@ interface Group {
   confusion: Confusion;
   cells: number;
   asked: number;
+  /** Adjacent negatives (other skills' should-activate examples), counted apart from the skill's own cases. */
+  adjacent: Confusion & { cells: number };
   cases: Map<string, CaseCount>;
   co: Map<string, number>;
   stolen: Map<string, number>;
@@ -105,6 +107,7 @@ export class Aggregator {
     }
     header.cases.forEach((c, i) => {
       this.caseIndex.set(c.id, i);
+      if (c.source === 'adjacent') return;
       const list = this.casesBySkill.get(c.skill) ?? [];
       list.push(i);
       this.casesBySkill.set(c.skill, list);
@@ -134,6 +137,7 @@ export class Aggregator {
         confusion: { tp: 0, fp: 0, tn: 0, fn: 0, errors: 0, invalid: 0 },
         cells: 0,
         asked: 0,
+        adjacent: { tp: 0, fp: 0, tn: 0, fn: 0, errors: 0, invalid: 0, cells: 0 },
         cases: new Map(),
         co: new Map(),
         stolen: new Map(),
@@ -164,9 +168,13 @@ export class Aggregator {
     this.state[slot] = PRESENT;
 
     const g = this.group(cell.model, cell.variant, info.skill);
-    g.cells++;
-    if (!error && askedModel(cell)) g.asked++;
-    addToConfusion(g.confusion, { expected: info.expect, outcome: cell.outcome, invalid: cell.invalid });
+    const adjacent = info.source === 'adjacent';
+    if (adjacent) g.adjacent.cells++;
+    else {
+      g.cells++;
+      if (!error && askedModel(cell)) g.asked++;
+    }
+    addToConfusion(adjacent ? g.adjacent : g.confusion, { expected: info.expect, outcome: cell.outcome, invalid: cell.invalid });
     const count = g.cases.get(cell.case) ?? { k: 0, n: 0, errors: 0, invalid: 0 };
     if (error) count.errors++;
     else if (unusable) count.invalid++;
@@ -254,6 +262,7 @@ export class Aggregator {
       stolen_by: sortedRecord(g.stolen),
       resource_accuracy: g.resourceScored === 0 ? null : g.resourceCorrect / g.resourceScored,
       resource_cases: g.resourceCases.size,
+      ...(g.adjacent.cells > 0 && { adjacent: { ...g.adjacent } }),
       intervals: rateIntervals(this.caseCounts(g), `${g.model}|${g.variant}|${g.skill}`),
     };
   }

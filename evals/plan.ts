@@ -22,6 +22,7 @@ import { isStoreError } from '../core/store/errors';
 import type { SkillRegistryReader, SkillRevisionReader, StoredRevision } from '../core/store/types';
 import { PACKAGE_FILE_MAX_BYTES, SIDE_FILE_MAX_BYTES, readFileBounded, readTextBounded } from '../core/workspace/read';
 import type { Target } from '../core/workspace/targets';
+import { withAdjacentNegatives } from './adjacentNegatives';
 import { buildCatalog, createDraftOverlay, prepareDraft, type PreparedDraft } from './catalog';
 import type { EvalSkillPlan, EvalVariantPlan } from './runner';
 import { buildSuite, parseExtraCases, type EvalCase } from './suite';
@@ -82,6 +83,11 @@ export interface PlanOptions {
   source: string;
   /** Selector limits the catalogs are measured against (default: guide 9.10). */
   limits?: SelectorLimits;
+  /**
+   * Run each skill's should-activate examples as should-not cases of the other
+   * skills under test in its catalog (evals/adjacentNegatives.ts); default true.
+   */
+  adjacentNegatives?: boolean;
 }
 
 /**
@@ -244,5 +250,5 @@ export async function planEval(targets: readonly Target[], options: PlanOptions)
     const extrasFile = extrasShown.get(key);
     skills.push({ skill: key, cases: cases.get(key)!, variants, ...(extrasFile !== undefined && { extras: extrasFile }) });
   }
-  return { ok: true, skills, warnings };
+  return { ok: true, skills: options.adjacentNegatives === false ? skills : withAdjacentNegatives(skills), warnings };
 }

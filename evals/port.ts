@@ -443,6 +443,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
               cases: s.cases.length,
               examples: planned.cases[i]!.examples,
               extra_cases: planned.cases[i]!.extra,
+              adjacent_cases: planned.cases[i]!.adjacent,
               ...(s.extras !== undefined && { extras_file: s.extras }),
               variants: s.variants.map((v) => ({ label: v.info.label, version: v.info.version, manifest_hash: v.info.manifest_hash, catalog: catalogView(v.catalog) })),
             })),

@@ -60,6 +60,8 @@ export interface EvaluationSettings {
   bindingsSource?: string;
   /** Selector limits (guide 9.10) besides the defaults; validated by {@link checkSettings}. */
   limits?: Readonly<Record<string, unknown>>;
+  /** Run each skill's should-activate examples as should-not cases of the other skills of its catalog (default true). */
+  adjacentNegatives?: boolean;
 }
 
 /** Where a plan reads from. */
@@ -139,6 +141,7 @@ export async function planEvaluation(targets: readonly Target[], settings: Evalu
     comparePublished: settings.comparePublished,
     source: context.source,
     limits,
+    ...(settings.adjacentNegatives === false && { adjacentNegatives: false }),
   });
   if (!planned.ok) return planned;
   const catalogs: Record<string, CatalogRecord> = {};

@@ -12,8 +12,11 @@ import { BOUNDARIES, skillKey, type Boundary, type Finding, type SkillId, type S
 import { parseJsonDocument } from '../core/package/parse';
 import type { Expectation } from './metrics';
 
-/** Where a case came from. */
-export type CaseSource = 'should_activate' | 'should_not_activate' | 'extra';
+/**
+ * Where a case came from. `adjacent`: another skill's should-activate example,
+ * run as a should-not case of this one in a catalog run (evals/adjacentNegatives.ts).
+ */
+export type CaseSource = 'should_activate' | 'should_not_activate' | 'extra' | 'adjacent';
 
 /** One labelled request for one skill under test. */
 export interface EvalCase {
@@ -28,6 +31,8 @@ export interface EvalCase {
   expectedResources?: string[];
   /** Bounded lifecycle context (objective, prior results) for continuation cases. */
   context?: string;
+  /** The skill whose should-activate example an `adjacent` case is. */
+  from?: string;
 }
 
 /** The skill under test and its cases. */
@@ -45,7 +50,8 @@ function caseId(skill: string, expect: Expectation, boundary: Boundary, request:
     .slice(0, 16);
 }
 
-function makeCase(skill: string, source: CaseSource, request: string, expect: Expectation, extra: Partial<EvalCase> = {}): EvalCase {
+/** Builds a case with its content-derived id. */
+export function makeCase(skill: string, source: CaseSource, request: string, expect: Expectation, extra: Partial<EvalCase> = {}): EvalCase {
   const boundary = extra.boundary ?? 'planning';
   return {
     id: caseId(skill, expect, boundary, request, extra.context),
@@ -56,6 +62,7 @@ function makeCase(skill: string, source: CaseSource, request: string, expect: Ex
     boundary,
     ...(extra.expectedResources ? { expectedResources: extra.expectedResources } : {}),
     ...(extra.context !== undefined ? { context: extra.context } : {}),
+    ...(extra.from !== undefined ? { from: extra.from } : {}),
   };
 }
 

@@ -162,6 +162,12 @@ export interface SkillMetrics extends Confusion, Rates {
   resource_accuracy: number | null;
   /** Distinct cases with expected resources that have at least one scored cell. */
   resource_cases: number;
+  /**
+   * The skill's adjacent negatives (other skills' should-activate examples run
+   * as its should-not cases in a catalog run), counted apart: they are in no
+   * other field. `fp` is the neighbours' requests this skill wrongly took.
+   */
+  adjacent?: Confusion & { cells: number };
   /** 95 % intervals of the rates, by a case bootstrap (evals/intervals.ts); absent in summaries written before they existed. */
   intervals?: RateIntervals;
 }

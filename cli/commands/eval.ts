@@ -71,6 +71,9 @@ cell at a time; running the same command again resumes it, redoing nothing.
   --out DIR                run folder (default .skillbench/runs/<config_hash>)
   --no-cache               do not answer from or write to the answer cache (.skillbench/cache)
   --compare-published      also run each draft's published revision and compare them
+  --no-adjacent-negatives  do not run each skill's should-activate examples as should-not
+                           cases of the other skills under test in its catalog (counted
+                           apart as "adjacent"; see docs/catalog-health.md)
   --json F                 JSON report to file F ('-' or no value: stdout)
   --junit F                JUnit XML report
   --markdown F             Markdown report
@@ -267,6 +270,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     out: { type: 'string' },
     'no-cache': { type: 'boolean' },
     'compare-published': { type: 'boolean' },
+    'no-adjacent-negatives': { type: 'boolean' },
     json: { type: 'string' },
     junit: { type: 'string' },
     markdown: { type: 'string' },
@@ -333,6 +337,7 @@ async function run(rawArgs: string[], io: CliIo): Promise<number> {
     comparePublished,
     ...(bindings && { bindings, bindingsSource: values.bindings! }),
     ...(limits && { limits: limits.given }),
+    ...(values['no-adjacent-negatives'] === true && { adjacentNegatives: false }),
   };
   const source = connectionLabel(values.from, io);
 

@@ -616,6 +616,8 @@ export interface EvalPlanView {
     examples: number;
     /** Cases from the workspace's extra-cases file. */
     extra_cases: number;
+    /** Other skills' should-activate examples run as should-not cases of this one (a catalog run). */
+    adjacent_cases: number;
     /** That file, workspace-relative, when there is one. */
     extras_file?: string;
     variants: { label: string; version: number | 'draft'; manifest_hash: string; catalog: EvalCatalogView }[];
@@ -693,12 +695,14 @@ export interface EvalCellTrace extends EvalCell {
 export interface EvalCaseView {
   id: string;
   skill: string;
-  source: 'should_activate' | 'should_not_activate' | 'extra';
+  source: 'should_activate' | 'should_not_activate' | 'extra' | 'adjacent';
   request: string;
   expect: 'activate' | 'not_activate';
   boundary: 'planning' | 'continuation' | 'synthesis';
   expectedResources?: string[];
   context?: string;
+  /** The skill an `adjacent` case's request is a should-activate example of. */
+  from?: string;
 }
 
 /** Confusion counts and rates of one skill under one model and variant. */

@@ -364,7 +364,7 @@ function PlanSummary({ plan, resourceModel }: { plan: EvalPlanView; resourceMode
               <div>
                 Catalog of <strong>{s.skill}</strong> ({v.label}{v.version === 'draft' ? '' : ` v${v.version}`}): {v.catalog.entries.length} skills, {formatCount(s.cases)} cases{' '}
                 <span className="muted" data-testid="plan-case-origins">
-                  ({describeCaseOrigins({ examples: s.examples, extra: s.extra_cases }, s.extras_file)})
+                  ({describeCaseOrigins({ examples: s.examples, extra: s.extra_cases, adjacent: s.adjacent_cases }, s.extras_file)})
                 </span>
               </div>
               <div className="eval-meter-row">

@@ -78,9 +78,14 @@ describe('skillbench eval', { timeout: 180_000 }, () => {
     expect(catalog.entries.map((e) => e.skill).every((s) => s.startsWith('travel/'))).toBe(true);
     expect(catalog.tokens).toBeGreaterThan(0);
     expect(catalog.tokens).toBe(report.cells.find((c) => c.skill === 'travel/weather-assessment')!.trace.calls[0]!.catalogTokens);
-    // The summary is a recount of the cells.
+    // The summary is a recount of the cells; adjacent negatives (other skills' examples) are counted apart.
+    const adjacent = new Set(report.run.cases.filter((c) => c.source === 'adjacent').map((c) => c.id));
+    expect(adjacent.size).toBeGreaterThan(0);
     for (const s of report.summary.models[0]!.skills) {
-      const mine = report.cells.filter((c) => c.skill === s.skill);
+      const mine = report.cells.filter((c) => c.skill === s.skill && !adjacent.has(c.case));
+      const theirs = report.cells.filter((c) => c.skill === s.skill && adjacent.has(c.case));
+      expect(s.adjacent?.cells ?? 0).toBe(theirs.length);
+      expect(s.adjacent?.fp ?? 0).toBe(theirs.filter((c) => c.outcome === 'activated').length);
       const tp = mine.filter((c) => c.expect === 'activate' && c.outcome === 'activated').length;
       expect([s.cells, s.tp]).toEqual([mine.length, tp]);
     }
