@@ -17,7 +17,8 @@ import { CaseFolder, cellCorrect, correctCount, describeCounts, foldId, isFlaky,
 import { catalogUse, flakyOf, formatCount, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, variantTotals } from './format';
 import type { ReportWritten } from './json';
 import { writeReportFile, type ReportSink } from './sink';
-import { confusionMatrix, LatencyHistogram, latencyChart, rateBars } from './svg';
+import { EVAL_CHARTS_STYLE, evalChartsHtml } from './charts';
+import { confusionMatrix, LatencyHistogram, latencyChart } from './svg';
 
 /** The Content-Security-Policy of every HTML report. */
 export const HTML_REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -59,7 +60,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:var(--panel);border:1p
 details{margin:4px 0}details.trace{border:1px solid var(--line);border-radius:4px;padding:4px 8px}details.trace>summary{cursor:pointer}details.call{margin-left:12px}
 .tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:3px;margin-right:6px;background:var(--err)}.tag.wrong{background:var(--fail)}.tag.flaky{background:var(--flaky)}.tag.other{background:var(--pass)}
 .role{font-size:11px;color:var(--muted);text-transform:uppercase;margin-top:6px}
-`;
+${EVAL_CHARTS_STYLE}`;
 
 function plural(n: number, one: string): string {
   return `${formatCount(n)} ${one}${n === 1 ? '' : 's'}`;
@@ -192,7 +193,6 @@ function headSection(header: RunHeader, summary: EvalSummary): string {
 function modelsSection(summary: EvalSummary, s: Scan): string {
   const variants = hasVariants(summary.models);
   const rows: string[] = [];
-  const groups: Array<{ label: string; values: Array<{ name: string; value: number | null }> }> = [];
   const matrices: string[] = [];
   for (const m of summary.models) {
     for (const v of variantTotals(m)) {
@@ -201,21 +201,13 @@ function modelsSection(summary: EvalSummary, s: Scan): string {
         `<tr>${td(m.model)}${td(modelKind(m))}${variants ? td(v.variant) : ''}${td(formatRate(v.accuracy), true)}${td(formatRate(v.precision), true)}${td(formatRate(v.recall), true)}${td(formatRate(v.f1), true)}` +
           `${td(formatCount(v.errors), true)}${td(formatCount(v.invalid), true)}${td(formatMs(m.latency_p50_ms), true)}${td(formatMs(m.latency_p95_ms), true)}${td(formatUsd(m.cost_usd), true)}</tr>`,
       );
-      groups.push({
-        label,
-        values: [
-          { name: 'accuracy', value: v.accuracy },
-          { name: 'precision', value: v.precision },
-          { name: 'recall', value: v.recall },
-        ],
-      });
       matrices.push(`<figure>${confusionMatrix(`Confusion matrix of ${label}`, v)}<figcaption>${h(label)}</figcaption></figure>`);
     }
   }
   const head = ['Model', 'Kind', ...(variants ? ['Variant'] : []), 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Invalid', 'Latency p50', 'Latency p95', 'Cost'];
   let out = `<h2 id="models">Models</h2>${tableHtml(head, rows)}`;
   out += `<p class="muted">Rates over all skills of a model${variants ? ' and variant' : ''}; errors are excluded from them, never counted as "not activated". Latency and cost are per model.</p>`;
-  if (groups.length > 0) out += `<div class="charts"><figure>${rateBars('Accuracy, precision and recall per model', groups)}</figure></div>`;
+  if (summary.models.length > 0) out += evalChartsHtml(summary);
   out += `<h2 id="confusion">Confusion matrices</h2><div class="charts">${matrices.join('')}</div>`;
   const latency = summary.models.map((m) => {
     const hist = s.latency.get(m.model) ?? new LatencyHistogram();

@@ -10,6 +10,7 @@
  * (core/report/repeats.ts); nothing here computes a rate.
  */
 import type { CaseInfo, CellRecord, ModelInfo, VariantInfo } from '../../evals/types';
+import { modelLabels } from '../../core/report/modelLabels';
 import { repeatsFlaky, repeatsVerdict, type RepeatCounts, type RepeatsVerdict } from '../../core/report/repeats';
 
 /** A cell as the matrix keeps it: everything but the trace (fetched on demand). */
@@ -57,22 +58,11 @@ const ERRORS = 3;
 const INVALID = 4;
 
 /**
- * Short labels that still tell models apart: the model part after the
- * provider (`openai-compatible:http://…/v1#alpha` → `#alpha`,
- * `openai:gpt-x` → `gpt-x`), falling back to the full spec when two would
- * read the same.
+ * Short labels that still tell models apart, the same the HTML report's
+ * charts use (core/report/modelLabels.ts); the full spec goes in a tooltip.
  */
 export function shortLabels(specs: readonly string[]): string[] {
-  const short = specs.map((spec) => {
-    const hash = spec.lastIndexOf('#');
-    if (hash >= 0 && hash < spec.length - 1) return spec.slice(hash);
-    if (spec.startsWith('chain:')) return spec;
-    const colon = spec.indexOf(':');
-    const rest = colon >= 0 ? spec.slice(colon + 1) : spec;
-    if (spec.startsWith('llama-cpp:')) return rest.split(/[\\/]/).pop() || rest;
-    return spec.startsWith('baseline:') ? spec : rest;
-  });
-  return short.map((label, i) => (short.indexOf(label) !== short.lastIndexOf(label) ? specs[i]! : label));
+  return modelLabels(specs);
 }
 
 /** The matrix of one run. */

@@ -255,7 +255,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
         expect(kinds.filter((k) => !k.startsWith('flaky|'))).toEqual(expected);
       }
       // The emulated model never answered the refused request: flagged missing, not counted as a pass.
-      const emulatedSection = sections.filter({ hasText: '#emulated' }).first();
+      const emulatedSection = sections.filter({ hasText: 'emulated' }).first();
       expect(await emulatedSection.locator('[data-testid="flip"][data-kind="missing"]').count()).toBeGreaterThan(0);
       await screenshotSizes(page, 'evals-comparison');
 

@@ -166,8 +166,8 @@ describe('MatrixModel', () => {
 describe('shortLabels', () => {
   it('keeps what tells models apart', () => {
     expect(shortLabels(['openai-compatible:http://127.0.0.1:9/v1#alpha', 'openai-compatible:http://127.0.0.1:9/v1#beta', 'openai:gpt-x', 'baseline:lexical', 'llama-cpp:/models/q4.gguf'])).toEqual([
-      '#alpha',
-      '#beta',
+      'alpha',
+      'beta',
       'gpt-x',
       'baseline:lexical',
       'q4.gguf',
