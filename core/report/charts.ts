@@ -144,10 +144,9 @@ export interface MarkGeometry {
   /** Ends of the whisker; null without an interval. */
   x1: number | null;
   x2: number | null;
-  /** The value's text and where it goes (right of the whisker, or left of it near the panel's right edge). */
+  /** The value's text, right-aligned at `textX` in a column of its own right of the panel. */
   text: string;
   textX: number;
-  textAnchor: 'start' | 'end';
 }
 
 /** One panel (one rate) of a forest chart. */
@@ -175,12 +174,13 @@ export interface ForestGeometry {
 
 const ROW_H = 24;
 const PANEL_W = 200;
-const PANEL_GAP = 28;
+/** Width of the value column right of each panel, and the space after it. */
+const VALUE_W = 50;
+const PANEL_GAP = VALUE_W + 22;
 const HEAD_H = 40;
 const AXIS_H = 26;
 /** Average advance of a 12 px system-ui character, for sizing the label column. */
 const CHAR_W = 6.8;
-const VALUE_W = 44;
 
 /** The axis of a forest chart and how its numbers read. */
 export interface ForestAxis {
@@ -188,13 +188,20 @@ export interface ForestAxis {
   ticks: readonly number[];
   formatTick: (v: number) => string;
   formatValue: (v: number) => string;
+  /** Right edge of the row labels, so charts drawn one above the other line up (default: as wide as the longest label needs). */
+  labelRight?: number;
+}
+
+/** The right edge of the row labels that `rows` need. */
+export function labelColumn(rows: readonly ChartRow[]): number {
+  const longest = Math.max(8, ...rows.map((r) => [...r.label].length));
+  return Math.round(Math.min(300, Math.max(90, longest * CHAR_W + 16)));
 }
 
 /** Places `rows` on one panel per rate over the axis's domain; intervals and values are clamped to it. */
 export function forestGeometry(rows: readonly ChartRow[], axis: ForestAxis): ForestGeometry {
   const { domain, ticks, formatTick, formatValue } = axis;
-  const longest = Math.max(8, ...rows.map((r) => [...r.label].length));
-  const labelRight = Math.round(Math.min(300, Math.max(90, longest * CHAR_W + 16)));
+  const labelRight = axis.labelRight ?? labelColumn(rows);
   const [lo, hi] = domain;
   const scale = (x0: number, v: number): number => x0 + ((Math.max(lo, Math.min(hi, v)) - lo) / (hi - lo)) * PANEL_W;
   const panels: PanelGeometry[] = CHART_RATES.map((rate, i) => {
@@ -206,21 +213,18 @@ export function forestGeometry(rows: readonly ChartRow[], axis: ForestAxis): For
     const top = plotTop + ri * ROW_H;
     const marks = panels.map((p): MarkGeometry => {
       const pt = row.points[p.rate];
-      if (pt.value === null || !Number.isFinite(pt.value)) return { cx: null, x1: null, x2: null, text: 'n/a', textX: p.x0 + 4, textAnchor: 'start' };
+      const textX = p.x1 + 8 + VALUE_W;
+      if (pt.value === null || !Number.isFinite(pt.value)) return { cx: null, x1: null, x2: null, text: 'n/a', textX };
       const cx = scale(p.x0, pt.value);
       const iv = pt.interval && Number.isFinite(pt.interval.low) && Number.isFinite(pt.interval.high) ? pt.interval : null;
       const x1 = iv ? scale(p.x0, Math.min(iv.low, iv.high)) : null;
       const x2 = iv ? scale(p.x0, Math.max(iv.low, iv.high)) : null;
-      const right = Math.max(cx, x2 ?? cx);
-      const left = Math.min(cx, x1 ?? cx);
-      const text = formatValue(pt.value);
-      // The value reads beside its whisker; near the right edge it moves to the left end instead.
-      return right + 6 + VALUE_W <= p.x1 + PANEL_GAP - 4 ? { cx, x1, x2, text, textX: right + 6, textAnchor: 'start' } : { cx, x1, x2, text, textX: left - 6, textAnchor: 'end' };
+      return { cx, x1, x2, text: formatValue(pt.value), textX };
     });
     return { y: top + ROW_H / 2, top, row, marks };
   });
   const plotBottom = plotTop + rows.length * ROW_H;
-  const width = panels[panels.length - 1]!.x1 + PANEL_GAP;
+  const width = panels[panels.length - 1]!.x1 + PANEL_GAP - 12;
   return { width, height: plotBottom + AXIS_H, labelRight, plotTop, plotBottom, panels, rows: placed };
 }
 
@@ -252,7 +256,8 @@ function el(tag: string, attrs: Record<string, string | number | undefined>, ...
 }
 
 const RATE_TITLE: Record<ChartRate, string> = { accuracy: 'Accuracy', precision: 'Precision', recall: 'Recall' };
-const MARK_COLOR: Record<ChartRate, string> = { accuracy: '#4c78a8', precision: '#e45756', recall: '#54a24b' };
+/** One colour for every rate: the panels name them, and red or green would read as a verdict. */
+const RATE_COLOR = '#3b6fb6';
 /** Delta marks: better, worse, or an interval that includes zero (the change is not shown). */
 const DELTA_COLOR = { up: '#1b7f3b', down: '#c0312b', flat: '#6b7280' };
 
@@ -286,11 +291,11 @@ function forestSvg(kind: 'rates' | 'deltas', title: string, g: ForestGeometry): 
       const pt = r.row.points[rate];
       const tip = `${r.row.title} · ${kind === 'rates' ? RATE_TITLE[rate] : `Δ ${rate}`}: ${describe(pt, fmt)}`;
       if (m.cx === null) {
-        parts.push(el('text', { class: 'na', x: m.textX, y: r.y + 4, 'font-size': 11, fill: '#6b7280' }, el('title', {}, tip), 'n/a'));
+        parts.push(el('text', { class: 'na', x: m.textX, y: r.y + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#6b7280' }, el('title', {}, tip), 'n/a'));
         return;
       }
-      const color =
-        kind === 'rates' ? MARK_COLOR[rate] : pt.interval && pt.interval.low > 0 ? DELTA_COLOR.up : pt.interval && pt.interval.high < 0 ? DELTA_COLOR.down : DELTA_COLOR.flat;
+      const direction = pt.interval && pt.interval.low > 0 ? 'up' : pt.interval && pt.interval.high < 0 ? 'down' : 'flat';
+      const color = kind === 'rates' ? RATE_COLOR : DELTA_COLOR[direction];
       const mark: ChartNode[] = [el('title', {}, tip)];
       if (m.x1 !== null && m.x2 !== null) {
         mark.push(
@@ -300,8 +305,8 @@ function forestSvg(kind: 'rates' | 'deltas', title: string, g: ForestGeometry): 
         );
       }
       mark.push(el('circle', { class: 'dot', cx: m.cx, cy: r.y, r: 4.5, fill: color }));
-      mark.push(el('text', { class: 'value', x: m.textX, y: r.y + 4, 'text-anchor': m.textAnchor, 'font-size': 11, fill: '#374151' }, m.text));
-      parts.push(el('g', { class: 'mark', 'data-rate': rate }, ...mark));
+      mark.push(el('text', { class: 'value', x: m.textX, y: r.y + 4, 'text-anchor': 'end', 'font-size': 11, fill: '#374151' }, m.text));
+      parts.push(el('g', { class: kind === 'rates' ? `mark ${rate}` : `mark ${direction}`, 'data-rate': rate }, ...mark));
     });
   }
   return el(
@@ -328,14 +333,16 @@ export function evalCharts(summary: ChartSummary): ChartNode {
   const data = evalChartData(summary);
   const rateTitle = 'Accuracy, precision and recall with 95 % intervals';
   const figures: ChartNode[] = [];
+  // Both charts share the label column, so their panels line up one above the other.
+  const labelRight = labelColumn([...data.rates, ...data.deltas]);
   if (data.rates.length > 0) {
-    const g = forestGeometry(data.rates, { domain: [0, 1], ticks: RATE_TICKS, formatTick: percentTick, formatValue: formatRate });
+    const g = forestGeometry(data.rates, { domain: [0, 1], ticks: RATE_TICKS, formatTick: percentTick, formatValue: formatRate, labelRight });
     figures.push(el('figure', { class: 'chart-figure', 'data-chart': 'rates' }, forestSvg('rates', rateTitle, g), el('figcaption', {}, 'Dot: the rate over every answered cell; whisker: its 95 % case-bootstrap interval. Errors are left out of the rates.')));
   }
   if (data.deltas.length > 0) {
     const [lo, hi] = deltaDomain(data.deltas);
     const ticks = [lo, lo / 2, 0, hi / 2, hi];
-    const g = forestGeometry(data.deltas, { domain: [lo, hi], ticks, formatTick: (v) => `${v > 0 ? '+' : ''}${percentTick(v)}`, formatValue: signed });
+    const g = forestGeometry(data.deltas, { domain: [lo, hi], ticks, formatTick: (v) => `${v > 0 ? '+' : ''}${percentTick(v)}`, formatValue: signed, labelRight });
     figures.push(
       el(
         'figure',

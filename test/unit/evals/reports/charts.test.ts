@@ -62,6 +62,9 @@ describe('forestGeometry', () => {
           r.marks.forEach((m, i) => {
             const p = g.panels[i]!;
             const pt = r.row.points[p.rate];
+            // The value's text sits in its own column, between its panel and the next: no two texts collide.
+            expect(m.textX).toBeGreaterThan(p.x1);
+            expect(m.textX).toBeLessThan(g.panels[i + 1]?.x0 ?? g.width + 1);
             if (pt.value === null) return expect(m.cx).toBeNull();
             expect(m.cx).toBeGreaterThanOrEqual(p.x0);
             expect(m.cx).toBeLessThanOrEqual(p.x1);
@@ -127,7 +130,7 @@ describe('evalChartData', () => {
     summary.models[1]!.skills[0]!.precision = null;
     const tree = evalCharts(summary);
     const rates = find(tree, (n) => n.attrs['data-chart'] === 'rates')[0]!;
-    const whiskers = find(rates, (n) => n.tag === 'g' && n.attrs.class === 'mark').filter((g) => find(g, (n) => n.attrs.class === 'whisker').length > 0);
+    const whiskers = find(rates, (n) => n.tag === 'g' && String(n.attrs.class).startsWith('mark ')).filter((g) => find(g, (n) => n.attrs.class === 'whisker').length > 0);
     expect(whiskers.map((g) => g.attrs['data-rate'])).toEqual(['accuracy', 'recall']);
     expect(find(rates, (n) => n.attrs.class === 'na').map(text)).toEqual([expect.stringContaining('n/a')]);
   });
