@@ -152,9 +152,10 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
     if (!get().open[run.run]) return finish();
     // An open run keeps its live view until its final summary is read: the header's status and the
     // verdict then change in one update, never "Complete" over an interim "Incomplete" verdict.
+    // Should the host's detail still read live, the event's view wins: a run never stays "running" after it ended.
     get()
       .refreshDetail(run.run)
-      .then(() => void get().refreshRuns(), finish);
+      .then(() => (isLive(get().views[run.run]) ? finish() : void get().refreshRuns()), finish);
   },
 }));
 
