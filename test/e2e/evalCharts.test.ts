@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatRate } from '../../core/report/format';
 import { MODEL_LABEL_MAX } from '../../core/report/modelLabels';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../helpers/chatEndpoint';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotThemes, startApp, UI_WAIT_MS, type App } from './harness';
 
 const SKILL = 'travel/weather-assessment';
 const WEATHERY = /typhoon|hot|clothes|snow|beach|forecast|storm|rain/i;
@@ -28,20 +28,6 @@ function emulated(activate: (request: string) => boolean): Promise<ChatEndpoint>
 
 interface Report {
   summary: { models: { model: string; skills: { skill: string; variant: string; accuracy: number | null; recall: number | null }[] }[]; comparisons: { kind: string }[]; verdict: { status: string } };
-}
-
-/** The view at both sizes, dark then light. */
-async function shots(page: Page, name: string): Promise<void> {
-  for (const scheme of ['dark', 'light'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset['theme']), { timeout: UI_WAIT_MS }).toBe(scheme);
-    for (const viewport of VIEWPORTS) {
-      await page.setViewportSize(viewport);
-      await screenshot(page, `${name}-${scheme}-${viewport.width}x${viewport.height}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.setViewportSize(VIEWPORTS[0]);
 }
 
 describe('evaluation charts in the workbench', () => {
@@ -145,7 +131,7 @@ describe('evaluation charts in the workbench', () => {
       const deltas = charts.locator('[data-chart="deltas"] svg');
       expect(await deltas.locator('text.label').count()).toBe(report.summary.comparisons.filter((c) => c.kind === 'variant').length);
       expect(await deltas.locator('text.label').count()).toBe(models.length);
-      await shots(page, 'evals-charts');
+      await screenshotThemes(page, 'evals-charts');
       expect(pageErrors(page)).toEqual([]);
     },
     E2E_TIMEOUT_MS,
