@@ -10,7 +10,7 @@ import type { CatalogRecord, EvalSummary, ModelMetrics, RunHeader, SkillMetrics,
 import { formatGateNumber } from '../verdict';
 
 export { formatGateNumber } from '../verdict';
-export { middleTruncate, shortLabels } from '../../core/report/labels';
+export { modelLabels } from '../../core/report/modelLabels';
 
 export { formatCount, formatMs, formatP, formatRate, formatUsd } from '../../core/report/format';
 

@@ -14,10 +14,11 @@ import type { CaseInfo, CellRecord, EvalSummary, RunHeader } from '../types';
 import { readCells } from './cells';
 import { escapeHtml as h, truncate } from './escape';
 import { CaseFolder, cellCorrect, correctCount, describeCounts, foldId, isFlaky, orderBy, verdict, type CaseFold } from './fold';
-import { catalogGroups, catalogUse, flakyOf, formatCount, formatGateNumber, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, runFacts, shortLabels, usableShare, variantTotals, warningLabel } from './format';
+import { catalogGroups, catalogUse, flakyOf, formatCount, formatGateNumber, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, runFacts, modelLabels, usableShare, variantTotals, warningLabel } from './format';
 import type { ReportWritten } from './json';
 import { writeReportFile, type ReportSink } from './sink';
-import { confusionMatrix, LatencyHistogram, latencyChart, rateBars, type BarGroup } from './svg';
+import { EVAL_CHARTS_STYLE, evalChartsHtml } from './charts';
+import { confusionMatrix, LatencyHistogram, latencyChart } from './svg';
 
 /** The Content-Security-Policy of every HTML report. */
 export const HTML_REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -60,7 +61,7 @@ pre{white-space:pre-wrap;word-break:break-word;background:var(--panel);border:1p
 details{margin:4px 0}details.trace{border:1px solid var(--line);border-radius:4px;padding:4px 8px}details.trace>summary{cursor:pointer}details.call{margin-left:12px}
 .tag{display:inline-block;font-size:11px;padding:0 6px;border-radius:3px;margin-right:6px;background:var(--err)}.tag.wrong{background:var(--fail)}.tag.invalid{background:var(--inv)}.tag.flaky{background:var(--flaky)}.tag.other{background:var(--pass)}
 .role{font-size:11px;color:var(--muted);text-transform:uppercase;margin-top:6px}
-`;
+${EVAL_CHARTS_STYLE}`;
 
 function plural(n: number, one: string): string {
   return `${formatCount(n)} ${one}${n === 1 ? '' : 's'}`;
@@ -194,9 +195,8 @@ function headSection(header: RunHeader, summary: EvalSummary): string {
 
 function modelsSection(summary: EvalSummary, s: Scan): string {
   const variants = hasVariants(summary.models);
-  const short = shortLabels(summary.models.map((m) => m.model));
+  const short = modelLabels(summary.models.map((m) => m.model));
   const rows: string[] = [];
-  const groups: BarGroup[] = [];
   const matrices: string[] = [];
   summary.models.forEach((m, mi) => {
     for (const v of variantTotals(m)) {
@@ -205,22 +205,13 @@ function modelsSection(summary: EvalSummary, s: Scan): string {
         `<tr><td title="${h(m.model)}">${h(m.model)}</td>${td(modelKind(m))}${variants ? td(v.variant) : ''}${td(usableShare(v), true)}${td(formatRate(v.accuracy), true)}${td(formatRate(v.precision), true)}${td(formatRate(v.recall), true)}${td(formatRate(v.f1), true)}` +
           `${td(formatCount(v.errors), true)}${td(formatCount(v.invalid), true)}${td(formatMs(m.latency_p50_ms), true)}${td(formatMs(m.latency_p95_ms), true)}${td(formatUsd(m.cost_usd), true)}</tr>`,
       );
-      groups.push({
-        label,
-        title: `${m.model}${variants ? ` [${v.variant}]` : ''}`,
-        values: [
-          { name: 'accuracy', value: v.accuracy },
-          { name: 'precision', value: v.precision },
-          { name: 'recall', value: v.recall },
-        ],
-      });
       matrices.push(`<figure>${confusionMatrix(`Confusion matrix of ${label}`, v)}<figcaption title="${h(m.model)}">${h(label)}</figcaption></figure>`);
     }
   });
   const head = ['Model', 'Kind', ...(variants ? ['Variant'] : []), 'Usable', 'Accuracy', 'Precision', 'Recall', 'F1', 'Errors', 'Unusable', 'Latency p50', 'Latency p95', 'Cost'];
   let out = `<h2 id="models">Models</h2>${tableHtml(head, rows)}`;
   out += `<p class="muted">Rates over all skills of a model${variants ? ' and variant' : ''}, over its usable answers: "Usable" says how many cells they rest on. Errors and unusable answers (the runtime rejected them) are left out, never counted as "not activated". Latency and cost are per model.</p>`;
-  if (groups.length > 0) out += `<div class="charts"><figure>${rateBars('Accuracy, precision and recall per model', groups)}</figure></div>`;
+  if (summary.models.length > 0) out += evalChartsHtml(summary);
   out += `<h2 id="confusion">Confusion matrices</h2><div class="charts">${matrices.join('')}</div>`;
   const latency = summary.models.map((m, mi) => {
     const hist = s.latency.get(m.model) ?? new LatencyHistogram();
@@ -255,7 +246,7 @@ function skillsSection(header: RunHeader, summary: EvalSummary): string {
   out += '<h2 id="comparisons">Paired comparisons</h2>';
   if (summary.comparisons.length === 0) out += '<p>None in this run.</p>';
   else {
-    const short = shortLabels(header.models.map((m) => m.spec));
+    const short = modelLabels(header.models.map((m) => m.spec));
     const label = (spec: string) => short[header.models.findIndex((m) => m.spec === spec)] ?? spec;
     const cmp = summary.comparisons.map((c) => {
       const better = c.test.aOnly > c.test.bOnly ? 'A' : c.test.bOnly > c.test.aOnly ? 'B' : null;
@@ -308,7 +299,7 @@ function matrixSection(header: RunHeader, s: Scan, maxRows: number): string {
   const skillOf = (id: string): string => infos.get(id)?.skill ?? firstFold.get(id)?.skill ?? '';
   const skills = [...new Set(caseIds.map(skillOf))];
 
-  const short = shortLabels(modelsSeen);
+  const short = modelLabels(modelsSeen);
   const labelOf = (model: string) => short[modelsSeen.indexOf(model)] ?? model;
   const headCells = columns.map((c) => {
     const text = `${labelOf(c.model)}${withVariant ? ` [${c.variant}]` : ''}${baseline.get(c.model) ? ' (baseline)' : ''}`;

@@ -7,7 +7,7 @@
  */
 import type { CaseInfo, EvalSummary, GateResult, RunHeader } from '../types';
 import { escapeMarkdown as md, truncate } from './escape';
-import { catalogGroups, catalogUse, flakyOf, formatCount, formatGateNumber, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, runFacts, shortLabels, usableShare, variantTotals, warningLabel } from './format';
+import { catalogGroups, catalogUse, flakyOf, formatCount, formatGateNumber, formatMs, formatP, formatRate, formatUsd, hasVariants, modelKind, runFacts, modelLabels, usableShare, variantTotals, warningLabel } from './format';
 import { writeReportFile } from './sink';
 
 /** Hidden first line of every Markdown report, for bots that update their previous PR comment. */
@@ -195,7 +195,7 @@ function render(header: RunHeader, summary: EvalSummary, maxRows: number, maxReq
   out.push('', '### Paired comparisons', '');
   if (summary.comparisons.length === 0) out.push('None in this run.');
   else {
-    const short = shortLabels(header.models.map((m) => m.spec));
+    const short = modelLabels(header.models.map((m) => m.spec));
     const label = (spec: string) => short[header.models.findIndex((m) => m.spec === spec)] ?? spec;
     out.push(
       'One pair per case: each side counts by the majority of its usable repeats, and the exact McNemar test runs on the pairs. "A only" counts cases only A got right. A draft comparison is draft (A) vs published (B) under one model; a model comparison is model A vs model B on one variant.',

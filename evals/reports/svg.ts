@@ -5,7 +5,7 @@
  * through {@link escapeHtml}. The `<svg>` elements rely on the HTML parser to
  * place them in the SVG namespace, so no namespace URL appears in the page.
  */
-import { middleTruncate } from '../../core/report/labels';
+import { fitMiddle } from '../../core/report/modelLabels';
 import { escapeHtml as h } from './escape';
 import { formatMs, formatRate } from './format';
 
@@ -60,7 +60,7 @@ export function rateBars(title: string, groups: readonly BarGroup[]): string {
   groups.forEach((g, gi) => {
     const top = legendH + gi * (groupH + groupGap);
     // Cut in the middle: the end (the model name, the variant) is what tells two labels apart.
-    parts.push(`<text x="${labelW - 8}" y="${fmt(top + groupH / 2 + 4)}" text-anchor="end"><title>${h(g.title ?? g.label)}</title>${h(middleTruncate(g.label, 32))}</text>`);
+    parts.push(`<text x="${labelW - 8}" y="${fmt(top + groupH / 2 + 4)}" text-anchor="end"><title>${h(g.title ?? g.label)}</title>${h(fitMiddle(g.label, 32))}</text>`);
     g.values.forEach((v, i) => {
       const y = top + i * (barH + gap);
       if (v.value === null || !Number.isFinite(v.value)) {

@@ -46,6 +46,7 @@ const MODEL_STATUS: Record<EvalModelProgress['status'], string> = { pending: 'Pe
 function ModelProgressRow({ m, label, index, live, onStop }: { m: EvalModelProgress; label: string; index: number; live: boolean; onStop: () => void }) {
   const share = m.total === 0 ? 1 : m.done / m.total;
   const cls = m.status === 'stopped' ? 'stopped' : m.errors > 0 ? 'errors' : m.status === 'complete' ? 'done' : '';
+  const running = m.status === 'running' || m.status === 'pending';
   return (
     <div className="eval-progress-row" data-testid={`model-progress-${index}`} data-status={m.status} data-model={m.spec}>
       <span className="mono ellipsis eval-progress-model" title={m.spec}>
@@ -60,18 +61,28 @@ function ModelProgressRow({ m, label, index, live, onStop }: { m: EvalModelProgr
       <span className={`n${m.errors > 0 ? ' error-text' : ' muted'}`} data-field="errors">
         {formatCount(m.errors)} err
       </span>
-      <span className="n muted" data-field="rate">
-        {m.rate.toFixed(1)}/s
-      </span>
-      <span className="n muted" data-field="eta">
-        ETA {m.status === 'stopped' ? '—' : eta(m.eta_ms)}
-      </span>
+      {/* Rate, ETA and Stop mean something only while the model still has cells to run; a finished run drops their columns. */}
+      {live && (
+        <span className="n muted" data-field="rate">
+          {running ? `${m.rate.toFixed(1)}/s` : ''}
+        </span>
+      )}
+      {live && (
+        <span className="n muted" data-field="eta">
+          {running ? `ETA ${eta(m.eta_ms)}` : ''}
+        </span>
+      )}
       <span className={`badge ${m.status === 'stopped' ? 'warn' : m.status === 'complete' ? 'ok' : 'neutral'}`} data-field="status">
         {MODEL_STATUS[m.status]}
       </span>
-      <button type="button" className="btn small" disabled={!live || m.status !== 'running'} onClick={onStop} data-testid={`stop-model-${index}`} title={`Stop ${m.spec}: no new cells; cells in flight are recorded`}>
-        Stop
-      </button>
+      {live &&
+        (running ? (
+          <button type="button" className="btn small" disabled={m.status !== 'running'} onClick={onStop} data-testid={`stop-model-${index}`} title={`Stop ${m.spec}: no new cells; cells in flight are recorded`}>
+            Stop
+          </button>
+        ) : (
+          <span />
+        ))}
     </div>
   );
 }
@@ -236,9 +247,11 @@ export function EvalRun({ tab, active }: TabViewProps) {
           </>
         )}
         <span className="spacer" />
-        <button type="button" className="btn small" disabled={!live} onClick={() => void stopAll()} data-testid="stop-all">
-          Stop all
-        </button>
+        {live && (
+          <button type="button" className="btn small" onClick={() => void stopAll()} data-testid="stop-all">
+            Stop all
+          </button>
+        )}
         <button type="button" className="btn small" disabled={canResume !== true} title={canResume === true ? 'Resume the missing cells' : canResume} onClick={() => void resume()} data-testid="resume">
           Resume
         </button>
@@ -252,7 +265,7 @@ export function EvalRun({ tab, active }: TabViewProps) {
         </span>
       </div>
       {runView && (
-        <div className="eval-progress" data-testid="eval-progress">
+        <div className={`eval-progress${live ? '' : ' finished'}`} data-testid="eval-progress">
           {runView.models.map((m, i) => (
             <ModelProgressRow key={m.spec} m={m} label={labels[i] ?? m.spec} index={i} live={live} onStop={() => void evalsClient()['evals.stop']({ run, model: m.spec }).catch((e: unknown) => useNotificationsStore.getState().push('error', messageOf(e)))} />
           ))}

@@ -12,6 +12,7 @@ import type { EvalCaseView } from '../api/client';
 import { formatCount, formatMs, formatP, formatRate, formatUsd } from '../../core/report/format';
 import type { EvalSummary, PairedComparison } from '../../evals/types';
 import type { Interval, RateDelta } from '../../evals/intervals';
+import { EvalCharts } from './EvalCharts';
 import { shortLabels } from './matrix';
 
 function labeller(summary: EvalSummary): (spec: string) => string {
@@ -74,6 +75,7 @@ export function Metrics({ summary }: { summary: EvalSummary }) {
   const latencyMax = Math.max(1, ...summary.models.map((m) => m.latency_p95_ms ?? 0));
   return (
     <div className="eval-results">
+      <EvalCharts summary={summary} />
       <table className="eval-table metrics" data-testid="metrics-table">
         <thead>
           <tr>

@@ -10,7 +10,7 @@
  * (core/report/repeats.ts); nothing here computes a rate.
  */
 import type { CaseInfo, CellRecord, ModelInfo, VariantInfo } from '../../evals/types';
-import { shortLabels } from '../../core/report/labels';
+import { modelLabels } from '../../core/report/modelLabels';
 import { repeatsFlaky, repeatsVerdict, type RepeatCounts, type RepeatsVerdict } from '../../core/report/repeats';
 
 /** A cell as the matrix keeps it: everything but the trace (fetched on demand). */
@@ -56,7 +56,13 @@ const NOT_ACTIVATED = 2;
 const ERRORS = 3;
 const INVALID = 4;
 
-export { shortLabels } from '../../core/report/labels';
+/**
+ * Short labels that still tell models apart, the same the HTML report's
+ * charts use (core/report/modelLabels.ts); the full spec goes in a tooltip.
+ */
+export function shortLabels(specs: readonly string[]): string[] {
+  return modelLabels(specs);
+}
 
 /** The matrix of one run. */
 export class MatrixModel {

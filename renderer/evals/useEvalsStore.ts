@@ -67,7 +67,7 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
     try {
       const { runs } = await client()['evals.list']();
       const views = { ...get().views };
-      for (const r of runs) if (!views[r.run] || views[r.run]!.status !== 'running') views[r.run] = r;
+      for (const r of runs) if (!isLive(views[r.run])) views[r.run] = r;
       set({ runs: runs.map((r) => views[r.run] ?? r), views, listError: null });
     } catch (error) {
       set({ listError: (error as Error).message });
@@ -125,6 +125,8 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
     const detail = await client()['evals.get']({ run });
     const opened = get().open[run];
     if (!opened) return;
+    // An interim read that lands after the run finished would put a stale summary under the final header.
+    if (!isLive(get().views[run])) return;
     set({ open: { ...get().open, [run]: { ...opened, summary: detail.summary as unknown as EvalSummary | null } } });
   },
 
@@ -143,11 +145,23 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
   },
 
   onFinished({ run }) {
-    set({ views: { ...get().views, [run.run]: run } });
-    void get().refreshRuns();
-    if (get().open[run.run]) void get().refreshDetail(run.run);
+    const finish = () => {
+      set({ views: { ...get().views, [run.run]: run } });
+      void get().refreshRuns();
+    };
+    if (!get().open[run.run]) return finish();
+    // An open run keeps its live view until its final summary is read: the header's status and the
+    // verdict then change in one update, never "Complete" over an interim "Incomplete" verdict.
+    // Should the host's detail still read live, the event's view wins: a run never stays "running" after it ended.
+    get()
+      .refreshDetail(run.run)
+      .then(() => (isLive(get().views[run.run]) ? finish() : void get().refreshRuns()), finish);
   },
 }));
+
+function isLive(view: EvalRunView | undefined): boolean {
+  return view?.status === 'running' || view?.status === 'stopping';
+}
 
 /** Subscribes the store to the host's evaluation events; returns the unsubscribe function. */
 export function subscribeEvals(): () => void {

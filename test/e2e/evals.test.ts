@@ -268,7 +268,7 @@ describe('journey 7: a live evaluation in the workbench', () => {
         expect(await section.getByTestId('comparison-direction').textContent()).toContain(c.kind === 'variant' ? 'PASS→FAIL means the draft lost the case' : 'PASS→FAIL means');
       }
       // The emulated model never answered the refused request: flagged missing, not counted as a pass.
-      const emulatedSection = sections.filter({ hasText: '#emulated' }).first();
+      const emulatedSection = sections.filter({ hasText: 'emulated' }).first();
       expect(await emulatedSection.locator('[data-testid="flip"][data-kind="missing"]').count()).toBeGreaterThan(0);
       await screenshotSizes(page, 'evals-comparison');
 

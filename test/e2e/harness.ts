@@ -360,3 +360,22 @@ export async function screenshotSizes(page: Page, name: string, sizes: readonly 
   }
   return paths;
 }
+
+/**
+ * Switches the page to the dark then the light theme (waiting for the app to
+ * follow) and, with `SKILLBENCH_SCREENSHOTS=1`, saves it at every size of
+ * {@link VIEWPORTS} as `<name>-<theme>-<width>x<height>.png`; then gives the
+ * page the dark theme and the first size back.
+ */
+export async function screenshotThemes(page: Page, name: string): Promise<void> {
+  for (const scheme of ['dark', 'light'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset['theme']), { timeout: UI_WAIT_MS }).toBe(scheme);
+    for (const viewport of VIEWPORTS) {
+      await page.setViewportSize(viewport);
+      await screenshot(page, `${name}-${scheme}-${viewport.width}x${viewport.height}`);
+    }
+  }
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.setViewportSize(VIEWPORTS[0]);
+}

@@ -8,27 +8,12 @@
 import { cp, mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEditor, pressCommand } from './authoring';
-import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
+import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotThemes, startApp, UI_WAIT_MS, type App } from './harness';
 
 const FIXTURES = join(__dirname, '../fixtures/agent-skills');
-
-/** Screenshots of the open dialog at both sizes, dark then light. */
-async function shots(page: Page, name: string): Promise<void> {
-  for (const scheme of ['dark', 'light'] as const) {
-    await page.emulateMedia({ colorScheme: scheme });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset['theme']), { timeout: UI_WAIT_MS }).toBe(scheme);
-    for (const viewport of VIEWPORTS) {
-      await page.setViewportSize(viewport);
-      await screenshot(page, `${name}-${scheme}-${viewport.width}x${viewport.height}`);
-    }
-  }
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.setViewportSize(VIEWPORTS[0]);
-}
 
 describe('Agent Skills import and export in the workbench', () => {
   let app: App;
@@ -81,7 +66,7 @@ describe('Agent Skills import and export in the workbench', () => {
     await expect(pdf.locator('[data-change="needed"]').textContent()).resolves.toContain('none were invented');
     // A preview writes nothing.
     expect(await readdir(ws)).toEqual([]);
-    await shots(page, 'interop-import-preview');
+    await screenshotThemes(page, 'interop-import-preview');
 
     await dialog.getByRole('button', { name: 'Import 3 skills' }).click();
     await expect.poll(() => dialog.getByTestId('interop-summary').textContent(), { timeout: UI_WAIT_MS }).toBe('Imported 3 of 3 skills into skills/packages/docs/.');
@@ -119,7 +104,7 @@ describe('Agent Skills import and export in the workbench', () => {
     await expect(dialog.getByTestId('interop-export-summary').textContent()).resolves.toBe(`Will write 3 files to ${join(work, 'exported/weather-assessment')}`);
     const leftOut = dialog.locator('[data-change="left_out"]');
     await expect(leftOut.evaluateAll((rows) => rows.map((r) => r.getAttribute('data-field')))).resolves.toEqual(['domains', 'tags', 'activation_examples', 'change_reason']);
-    await shots(page, 'interop-export-preview');
+    await screenshotThemes(page, 'interop-export-preview');
 
     await dialog.getByRole('button', { name: 'Export', exact: true }).click();
     await expect.poll(() => dialog.getByTestId('interop-export-summary').textContent(), { timeout: UI_WAIT_MS }).toBe(`Wrote 3 files to ${join(work, 'exported/weather-assessment')}`);

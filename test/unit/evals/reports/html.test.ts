@@ -2,16 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HTML_REPORT_CSP, writeHtmlReport, type HtmlReportOptions } from '../../../../evals/reports/html';
-import { HOSTILE, hasForbiddenControl, fixtureCells, fixtureHeader, fixtureSummary, writeRun } from './fixture';
+import { formatRate } from '../../../../core/report/format';
+import { escapeHtml } from '../../../../evals/reports/escape';
+import { HOSTILE, MODEL_A, WEATHER, hasForbiddenControl, fixtureCells, fixtureHeader, fixtureSummary, writeRun } from './fixture';
 import { measureHeap, writeLargeRun } from './largeRun';
 
 const TAGS = new Set([
   'html', 'head', 'meta', 'title', 'style', 'body', 'h1', 'h2', 'h3', 'h4', 'p', 'span', 'strong', 'table', 'thead', 'tbody', 'tr', 'th', 'td',
-  'div', 'figure', 'figcaption', 'svg', 'rect', 'text', 'line', 'details', 'summary', 'pre', 'ul', 'li', 'a',
+  'div', 'figure', 'figcaption', 'svg', 'rect', 'text', 'line', 'details', 'summary', 'pre', 'ul', 'li', 'a', 'g', 'circle',
 ]);
 const ATTRS = new Set([
   'lang', 'charset', 'http-equiv', 'content', 'name', 'class', 'id', 'href', 'title', 'colspan', 'width', 'height', 'viewBox', 'role', 'aria-label',
   'font-family', 'font-size', 'font-weight', 'x', 'y', 'x1', 'y1', 'x2', 'y2', 'fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'text-anchor',
+  'cx', 'cy', 'r', 'data-chart', 'data-rate', 'data-spec',
 ]);
 
 interface Tag {
@@ -81,9 +84,28 @@ describe('writeHtmlReport', () => {
     // No stylesheet, font or image is fetched: the only CSS is the inline constant, with no url().
     expect(html).not.toMatch(/url\(|@import|<link/i);
     const svg = all.filter((t) => t.name === 'svg' && !t.closing);
-    // Rate bars (1), a confusion matrix per model (2), a latency chart per model (2).
-    expect(svg).toHaveLength(5);
+    // Rates with intervals (1), draft-vs-published differences (1), a confusion matrix per model (2), a latency chart per model (2).
+    expect(svg).toHaveLength(6);
     for (const s of svg) expect(s.attrs.map(([n]) => n)).not.toContain('xmlns');
+  });
+
+  it('charts the rates of every model and the draft-vs-published differences, with a legend of full specs', async () => {
+    const { html } = await htmlOf();
+    const summary = fixtureSummary();
+    const charts = html.slice(html.indexOf('<div class="eval-charts">'), html.indexOf('<h2 id="confusion">'));
+    const rates = charts.slice(charts.indexOf('data-chart="rates"'), charts.indexOf('data-chart="deltas"'));
+    // One row label per model and skill, its full spec on hover; three marks (accuracy, precision, recall) each.
+    for (const m of summary.models) {
+      for (const s of m.skills) {
+        const title = `<title>${escapeHtml(`${m.model}${m.isBaseline ? ' (baseline)' : ''} · ${s.skill} · ${s.variant}`)}</title>`;
+        expect(rates).toContain(title);
+        for (const r of ['accuracy', 'precision', 'recall'] as const) expect(rates).toContain(escapeHtml(`${m.model}${m.isBaseline ? ' (baseline)' : ''} · ${s.skill} · ${s.variant} · ${r[0]!.toUpperCase()}${r.slice(1)}: ${formatRate(s[r])}`));
+      }
+      expect(charts).toContain(`<tr data-spec="${escapeHtml(m.model)}">`);
+    }
+    const deltas = charts.slice(charts.indexOf('data-chart="deltas"'), charts.indexOf('<table class="chart-legend">'));
+    expect(deltas).toContain('published − draft');
+    expect(deltas).toContain(escapeHtml(`${MODEL_A} · ${WEATHER}: published − draft`));
   });
 
   it('escapes every hostile string from requests, answers, errors and catalog sources', async () => {

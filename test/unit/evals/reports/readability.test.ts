@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { middleTruncate, shortLabels } from '../../../../core/report/labels';
+import { fitMiddle, modelLabels } from '../../../../core/report/modelLabels';
 import { writeHtmlReport } from '../../../../evals/reports/html';
 import { renderMarkdownReport } from '../../../../evals/reports/markdown';
 import type { CellRecord, EvalSummary, RunHeader } from '../../../../evals/types';
@@ -54,27 +54,30 @@ describe('report readability', () => {
     const [table] = tablesOf(md);
     expect(table![0]!.slice(0, 5)).toEqual(['Kind', 'Skill', 'Under', 'A', 'B']);
     // The model comparison names the variant it ran on and both models apart; the draft comparison names its model.
-    expect(table![2]!.slice(0, 5)).toEqual(['model vs model', WEATHER, 'variant draft', '127.0.0.1:40001\\#alpha', '127.0.0.1:40002\\#alpha']);
-    expect(table![3]!.slice(0, 5)).toEqual(['draft vs published', WEATHER, 'model 127.0.0.1:40001\\#alpha', 'published', 'draft']);
+    expect(table![2]!.slice(0, 5)).toEqual(['model vs model', WEATHER, 'variant draft', 'alpha @\u206040001', 'alpha @\u206040002']);
+    expect(table![3]!.slice(0, 5)).toEqual(['draft vs published', WEATHER, 'model alpha @\u206040001', 'published', 'draft']);
 
     const page = await html(header, summary, renamed(fixtureCells()));
     const comparisons = page.slice(page.indexOf('<h2 id="comparisons">'), page.indexOf('<h2 id="catalog">'));
     expect(comparisons).toContain('One pair per case');
     expect(comparisons).toContain('>variant draft<');
-    expect(comparisons).toContain('>model 127.0.0.1:40001#alpha<');
+    expect(comparisons).toContain('>model alpha @40001<');
   });
 
   it('keeps chart labels of two endpoints serving one model id apart, with the full spec on hover', async () => {
-    const labels = shortLabels([ALPHA_1, ALPHA_2, 'openai:gpt-x', 'baseline:lexical']);
-    expect(labels).toEqual(['127.0.0.1:40001#alpha', '127.0.0.1:40002#alpha', 'gpt-x', 'baseline:lexical']);
-    // A cut label keeps the end that tells them apart.
-    expect(middleTruncate(ALPHA_1, 20)).not.toBe(middleTruncate(ALPHA_2, 20));
-    expect(Array.from(middleTruncate(ALPHA_1, 20))).toHaveLength(20);
+    const labels = modelLabels([ALPHA_1, ALPHA_2, 'openai:gpt-x', 'baseline:lexical']);
+    expect(labels).toEqual(['alpha @40001', 'alpha @40002', 'gpt-x', 'baseline:lexical']);
+    // A tighter bound still keeps them apart, and a cut text is exactly as long as asked.
+    const tight = modelLabels([ALPHA_1, ALPHA_2], 10);
+    expect(new Set(tight).size).toBe(2);
+    for (const label of tight) expect(Array.from(label).length).toBeLessThanOrEqual(10);
+    expect(Array.from(fitMiddle(ALPHA_1, 20))).toHaveLength(20);
 
     const page = await html(renamed(fixtureHeader()), renamed(fixtureSummary()), renamed(fixtureCells()));
     const chart = page.slice(page.indexOf('<svg'), page.indexOf('</svg>'));
     const shown = [...chart.matchAll(/<text[^>]*><title>([^<]*)<\/title>([^<]*)<\/text>/g)].map((m) => ({ full: m[1]!, label: m[2]! }));
-    expect(shown.map((s) => s.full)).toEqual([ALPHA_1, ALPHA_2]);
+    // Each row's hover names its full spec (then its skill and variant).
+    expect(new Set(shown.map((s) => s.full.split(' ')[0]))).toEqual(new Set([ALPHA_1, ALPHA_2]));
     expect(new Set(shown.map((s) => s.label)).size).toBe(shown.length);
   });
 

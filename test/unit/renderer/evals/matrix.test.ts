@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { summarize } from '../../../../evals/aggregate';
 import { CaseFolder, isFlaky, verdict } from '../../../../evals/reports/fold';
 import type { CaseInfo, CellRecord, RunHeader } from '../../../../evals/types';
+import { modelLabels } from '../../../../core/report/modelLabels';
 import { failureGroups, failureKind, MatrixModel, shortLabels, visibleRows, type MatrixCell } from '../../../../renderer/evals/matrix';
 
 const SKILL = 's/x';
@@ -164,14 +165,8 @@ describe('MatrixModel', () => {
 });
 
 describe('shortLabels', () => {
-  it('keeps what tells models apart', () => {
-    expect(shortLabels(['openai-compatible:http://127.0.0.1:9/v1#alpha', 'openai-compatible:http://127.0.0.1:9/v1#beta', 'openai:gpt-x', 'baseline:lexical', 'llama-cpp:/models/q4.gguf'])).toEqual([
-      '#alpha',
-      '#beta',
-      'gpt-x',
-      'baseline:lexical',
-      'q4.gguf',
-    ]);
-    expect(shortLabels(['openai:fast', 'anthropic:fast'])).toEqual(['openai:fast', 'anthropic:fast']);
+  it('gives the matrix the labels of the charts and reports', () => {
+    const specs = ['openai-compatible:http://127.0.0.1:9/v1#alpha', 'openai-compatible:http://127.0.0.1:10/v1#alpha', 'openai:gpt-x', 'baseline:lexical'];
+    expect(shortLabels(specs)).toEqual(modelLabels(specs));
   });
 });
