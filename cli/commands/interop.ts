@@ -12,7 +12,7 @@ import { identityFromPath, parseSkillId } from '../../core/workspace/identity';
 import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../../core/workspace/read';
 import { parse } from '../args';
 import { EXIT, UsageError, exitCodeFor } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJson, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { formatFinding, withStore } from '../store';
 
@@ -146,7 +146,7 @@ async function runExport(args: string[], io: CliIo): Promise<number> {
     } catch (error) {
       if (!(error instanceof WorkbenchError)) throw error;
       say(io, `skillbench export: ${error.message}`);
-      if (json) printJson(io, { error: error.toJSON() });
+      if (json) printJsonDocument(io, 'error', { error: error.toJSON() });
       return exitCodeFor(error);
     }
   };

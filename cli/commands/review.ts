@@ -25,7 +25,7 @@ import { reviewContext } from '../../core/review/session';
 import { redactConnection } from '../../core/store/connect';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { openCliStore, reportFailure } from '../store';
 
@@ -104,7 +104,7 @@ skills/reviews/<id>.json with the normalized package and its manifest hash.
           ...(evalRun && { evalRun }),
         });
         say(io, `skillbench review create: ${doc.id} (${doc.skill.namespace}/${doc.skill.name} to ${doc.connection}, base ${doc.base ? `v${doc.base.version}` : 'none: a create'})`);
-        if (json) printJson(io, viewOf(doc, false, ctx.actor));
+        if (json) printJsonDocument(io, 'review-request', viewOf(doc, false, ctx.actor));
         else io.stdout.write(`${doc.id}\n`);
         return EXIT.ok;
       } finally {
@@ -129,7 +129,7 @@ export const listCommand = command(
     return guarded(io, 'review list', json, async () => {
       const found = await listRequests(root, resolveLimits(), status);
       const reviews = found.map(({ doc, stale }) => summaryOf(doc, stale));
-      if (json) printJson(io, { reviews });
+      if (json) printJsonDocument(io, 'review-requests', { reviews });
       else for (const r of reviews) io.stdout.write(`${r.id}\t${r.status}\t${r.skill.namespace}/${r.skill.name}\t${r.connection}\t${r.author}\n`);
       return EXIT.ok;
     });
@@ -147,7 +147,7 @@ export const showCommand = command(
     return guarded(io, 'review show', json, async () => {
       const doc = await readRequest(ctx.root, positionals[0]!);
       const view = viewOf(doc, await isStale(ctx.root, doc, resolveLimits()), ctx.actor);
-      if (json) printJson(io, view);
+      if (json) printJsonDocument(io, 'review-request', view);
       else {
         const lines = [
           `${view.id}: ${view.status}${view.stale ? ' (stale)' : ''}`,
@@ -193,7 +193,7 @@ function decision(kind: 'approve' | 'reject'): Command {
         const id = positionals[0]!;
         const doc = kind === 'approve' ? await approveRequest(ctx, id, values.comment) : await rejectRequest(ctx, id, values.comment);
         say(io, `skillbench review ${kind}: ${doc.id} is ${doc.status}${kind === 'approve' ? ` (manifest ${doc.manifest_hash})` : ''}`);
-        if (json) printJson(io, viewOf(doc, false, ctx.actor));
+        if (json) printJsonDocument(io, 'review-request', viewOf(doc, false, ctx.actor));
         return EXIT.ok;
       });
     },
@@ -224,7 +224,7 @@ publishes nothing.`,
         if (values['idempotency-key'] === undefined) say(io, `skillbench review publish: idempotency key ${key}`);
         const { request, result } = await publishRequest(ctx, doc.id, store, { idempotencyKey: key });
         say(io, `skillbench review publish: ${request.id} published ${result.namespace}/${result.name} v${result.version} (${result.outcome})`);
-        if (json) printJson(io, { id: request.id, status: request.status, outcome: result.outcome, version: result.version, etag: result.etag, manifest_hash: result.manifest_hash });
+        if (json) printJsonDocument(io, 'review-publish', { id: request.id, status: request.status, outcome: result.outcome, version: result.version, etag: result.etag, manifest_hash: result.manifest_hash });
         return EXIT.ok;
       } finally {
         await store.close();
