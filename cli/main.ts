@@ -46,6 +46,10 @@ const COMMANDS: Record<string, Loader> = {
   'review publish': () => import('./commands/review').then((m) => ({ command: m.publishCommand })),
   import: () => import('./commands/interop').then((m) => ({ command: m.importCommand })),
   export: () => import('./commands/interop').then((m) => ({ command: m.exportCommand })),
+  'connection add': () => import('./commands/connection').then((m) => ({ command: m.addCommand })),
+  'connection list': () => import('./commands/connection').then((m) => ({ command: m.listCommand })),
+  'connection test': () => import('./commands/connection').then((m) => ({ command: m.testCommand })),
+  'connection remove': () => import('./commands/connection').then((m) => ({ command: m.removeCommand })),
 };
 
 /**
@@ -75,6 +79,10 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   'review publish': 'publish an approved request exactly as approved',
   import: 'Convert Agent Skills SKILL.md folders into V1 packages of the workspace',
   export: 'Write a V1 package as an Agent Skills folder (SKILL.md and references/)',
+  'connection add': 'save a connection under a name, for --from/--to NAME',
+  'connection list': 'list the saved connections',
+  'connection test': 'check that a saved connection answers, and say why not',
+  'connection remove': 'remove a saved connection and its secrets',
 };
 
 /** The registered command names, sorted. */
