@@ -130,6 +130,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandSpec>> = {
   'review publish': { operands: 'ID', flags: ['--idempotency-key KEY', '--workspace DIR', json] },
   import: { operands: 'PATH...', flags: ['--namespace NS', '--workspace DIR', '--overwrite', '--dry-run', json] },
   export: { operands: 'NS/NAME|FILE', flags: ['--to DIR', '--from CONN', '--overwrite', json] },
+  completion: { operands: 'SHELL', flags: [] },
   'connection add': { operands: 'NAME CONNECTION', flags: ['--label TEXT', '--read-only', '--protected', '--token-env NAME', '--password-env NAME', json] },
   'connection list': { operands: '', flags: ['--names', json] },
   'connection test': { operands: 'CONN', flags: [json] },
