@@ -8,6 +8,7 @@ import { COMMAND_TABLE, CONNECTION_FLAGS, GLOBAL_FLAGS, commandGroups, flagInfo 
 import { EXIT, UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, processIo, say } from './io';
 import { redactingIo } from './redactIo';
+import { withProjectDefaults } from './projectConfig';
 import { packageVersion } from './version';
 import { WorkbenchError } from '../core/errors';
 
@@ -177,7 +178,8 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
     return EXIT.ok;
   }
   try {
-    return await command.run(args, io);
+    // Project defaults (skillbench.config.json, SKILLBENCH_CONNECTION, SKILLBENCH_MODELS) fill the flags not given.
+    return await command.run(await withProjectDefaults(name, args, io), io);
   } catch (error) {
     if (error instanceof UsageError) {
       say(io, `skillbench ${name}: ${error.message}`);
