@@ -30,9 +30,33 @@ export function processIo(): CliIo {
   };
 }
 
+/**
+ * True when stderr may be redrawn in place (`\r` and erase-line sequences): a
+ * terminal that is not `TERM=dumb`. Elsewhere (a pipe, a CI log, Emacs' shell)
+ * progress is printed as plain lines. (The CLI prints no colour, so `NO_COLOR`
+ * holds by construction.)
+ */
+export function canRedraw(io: CliIo): boolean {
+  return io.isTTY && io.env['TERM'] !== 'dumb';
+}
+
 /** Writes `value` as pretty JSON plus a newline to stdout. */
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * The `format` tag of a `--json` document of the CLI, `skillbench.<kind>/v1`:
+ * every object a command prints with `--json` starts with it, so a script can
+ * tell what it reads and notice a new version instead of misreading it.
+ */
+export function jsonFormat(kind: string): string {
+  return `skillbench.${kind}/v1`;
+}
+
+/** Writes a `--json` document: `{format: "skillbench.<kind>/v1", ...value}` (see {@link jsonFormat}). */
+export function printJsonDocument(io: CliIo, kind: string, value: object): void {
+  printJson(io, { format: jsonFormat(kind), ...value });
 }
 
 /** Writes one line of human text to stderr. */

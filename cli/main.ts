@@ -1,13 +1,18 @@
 /**
  * `skillbench <command> [options]`: parse, call core/evals, format. Each command
  * lives in `cli/commands/<name>.ts` and exports `run(args, io)` returning an exit code.
+ * What `--help`, the group listings and shell completion show comes from the
+ * static table of cli/commandTable.ts, so none of them loads a command.
  */
+import { COMMAND_TABLE, CONNECTION_FLAGS, GLOBAL_FLAGS, commandGroups, flagInfo } from './commandTable';
 import { EXIT, UsageError, exitCodeFor, isExpected } from './exit';
 import { type CliIo, processIo, say } from './io';
 import { redactingIo } from './redactIo';
+import { withProjectDefaults } from './projectConfig';
+import { packageVersion } from './version';
 import { WorkbenchError } from '../core/errors';
 
-/** A CLI command: parses its own arguments, returns an exit code. */
+/** A CLI command: parses its own arguments, returns an exit code. Its flags are listed in cli/commandTable.ts too. */
 export interface Command {
   /** One-line summary for `skillbench --help`. */
   summary: string;
@@ -43,6 +48,11 @@ const COMMANDS: Record<string, Loader> = {
   import: () => import('./commands/interop').then((m) => ({ command: m.importCommand })),
   export: () => import('./commands/interop').then((m) => ({ command: m.exportCommand })),
   catalog: () => import('./commands/catalog'),
+  completion: () => import('./commands/completion'),
+  'connection add': () => import('./commands/connection').then((m) => ({ command: m.addCommand })),
+  'connection list': () => import('./commands/connection').then((m) => ({ command: m.listCommand })),
+  'connection test': () => import('./commands/connection').then((m) => ({ command: m.testCommand })),
+  'connection remove': () => import('./commands/connection').then((m) => ({ command: m.removeCommand })),
 };
 
 /**
@@ -73,6 +83,11 @@ export const SUMMARIES: Readonly<Record<string, string>> = {
   import: 'Convert Agent Skills SKILL.md folders into V1 packages of the workspace',
   export: 'Write a V1 package as an Agent Skills folder (SKILL.md and references/)',
   catalog: 'Catalog health: budgets against limits, where requests go, and a split that fits',
+  completion: 'Print a shell completion script (bash, zsh or fish)',
+  'connection add': 'save a connection under a name, for --from/--to NAME',
+  'connection list': 'list the saved connections',
+  'connection test': 'check that a saved connection answers, and say why not',
+  'connection remove': 'remove a saved connection and its secrets',
 };
 
 /** The registered command names, sorted. */
@@ -86,16 +101,39 @@ export async function loadCommand(name: string): Promise<Command | undefined> {
   return loader ? (await loader()).command : undefined;
 }
 
-async function help(io: CliIo): Promise<void> {
+function help(io: CliIo): void {
   const lines = ['Usage: skillbench <command> [options]', '', 'Commands:'];
-  for (const name of commandNames()) {
-    // A command without a stated summary is loaded for it.
-    const summary = SUMMARIES[name] ?? (await loadCommand(name))?.summary;
-    if (summary === undefined) continue;
-    lines.push(`  ${name.padEnd(18)} ${summary}`);
-  }
+  for (const name of commandNames()) lines.push(`  ${name.padEnd(18)} ${SUMMARIES[name] ?? ''}`.trimEnd());
+  lines.push('', 'Options:', '  --version          print the version and exit', ...GLOBAL_FLAGS.map((g) => `  ${g.flag.padEnd(18)} ${g.help}`));
   lines.push('', 'Run `skillbench <command> --help` for its options.');
   io.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The subcommands of a group such as `review`, the way `skillbench --help` lists commands. */
+function groupHelp(group: string, subs: readonly string[]): string {
+  const lines = [`Usage: skillbench ${group} <command> [options]`, '', 'Commands:'];
+  for (const sub of subs) lines.push(`  ${sub.padEnd(10)} ${SUMMARIES[`${group} ${sub}`] ?? ''}`.trimEnd());
+  lines.push('', `Run \`skillbench ${group} <command> --help\` for its options.`);
+  return lines.join('\n');
+}
+
+/**
+ * What every command's `--help` ends with: the flags every command takes and,
+ * for a command naming a store, what a connection may be.
+ */
+export function usageFooter(name: string): string {
+  const lines = ['', 'Options of every command:', ...GLOBAL_FLAGS.map((g) => `  ${g.flag.padEnd(9)} ${g.help}`)];
+  const flags = (COMMAND_TABLE[name]?.flags ?? []).map((f) => flagInfo(f)).filter((f) => CONNECTION_FLAGS.includes(f.name) && (f.value === 'CONN' || f.value === 'CONN_OR_DIR'));
+  if (flags.length > 0) {
+    lines.push(
+      '',
+      `${flags.map((f) => f.name).join(', ')}: the name of a saved connection (\`skillbench connection list\`;`,
+      'add one with `skillbench connection add` or in the workbench), or a connection',
+      'string: local:DIR, redis://..., rediss://..., redis+sentinel://...,',
+      'redis+cluster://..., http(s)://.../api/v1/skills (see docs/connections.md).',
+    );
+  }
+  return lines.join('\n');
 }
 
 /** Runs the CLI with `argv` (without node and script) and returns the exit code. */
@@ -106,14 +144,28 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
   const debug = argv.includes('--debug');
   const [first, ...rest] = argv.filter((a) => a !== '--debug');
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
-    await help(io);
+    help(io);
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
-  // Two-word commands such as `registry serve` and `review approve`.
+  if (first === '--version') {
+    io.stdout.write(`${await packageVersion()}\n`);
+    return EXIT.ok;
+  }
   let name = first;
   let args = rest;
-  const second = rest[0];
-  if (second !== undefined && COMMANDS[`${first} ${second}`]) {
+  // Two-word commands such as `registry serve` and `review approve`; the group alone lists them.
+  const subs = commandGroups().get(first);
+  if (subs) {
+    const second = rest[0];
+    if (second === undefined || second === '--help' || second === '-h') {
+      io.stdout.write(`${groupHelp(first, subs)}\n`);
+      return second === undefined ? EXIT.usage : EXIT.ok;
+    }
+    if (!subs.includes(second)) {
+      say(io, `skillbench ${first}: unknown command '${second}'.`);
+      say(io, groupHelp(first, subs));
+      return EXIT.usage;
+    }
     name = `${first} ${second}`;
     args = rest.slice(1);
   }
@@ -124,11 +176,12 @@ export async function main(argv: string[], rawIo: CliIo = processIo()): Promise<
   }
   const { command } = await loader();
   if (args.includes('--help') || args.includes('-h')) {
-    io.stdout.write(`${command.usage}\n`);
+    io.stdout.write(`${command.usage}\n${usageFooter(name)}\n`);
     return EXIT.ok;
   }
   try {
-    return await command.run(args, io);
+    // Project defaults (skillbench.config.json, SKILLBENCH_CONNECTION, SKILLBENCH_MODELS) fill the flags not given.
+    return await command.run(await withProjectDefaults(name, args, io), io);
   } catch (error) {
     if (error instanceof UsageError) {
       // The problem and where the options are explained; the whole usage text would bury the one line that matters.

@@ -11,7 +11,7 @@ import { StoreError } from '../core/store/errors';
 import { openSeededStore } from '../core/store/seed';
 import type { SkillStore } from '../core/store/types';
 import { UsageError, exitCodeFor, isExpected } from './exit';
-import { type CliIo, printJson, say } from './io';
+import { type CliIo, printJsonDocument, say } from './io';
 
 /**
  * The guarded saved profile (protected, read-only, or on a host that enforces
@@ -106,7 +106,7 @@ export function reportFailure(io: CliIo, command: string, error: unknown, option
   if (error instanceof UsageError) throw error;
   if (!isExpected(error)) {
     // A bug, not a store answer: main prints it as an internal error (exit 7).
-    if (options.json) printJson(io, { error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } });
+    if (options.json) printJsonDocument(io, 'error', { error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } });
     throw error;
   }
   if (error instanceof WorkbenchError) {
@@ -117,12 +117,12 @@ export function reportFailure(io: CliIo, command: string, error: unknown, option
       const warnings = Array.isArray(details['warnings']) ? (details['warnings'] as Finding[]) : [];
       for (const f of [...errors, ...warnings]) say(io, formatFinding(options.file ?? '<package>', f));
     }
-    if (options.json) printJson(io, { error: error.toJSON() });
+    if (options.json) printJsonDocument(io, 'error', { error: error.toJSON() });
     return exitCodeFor(error);
   }
   const message = error instanceof Error ? error.message : String(error);
   say(io, `skillbench ${command}: ${message}`);
-  if (options.json) printJson(io, { error: { code: 'unavailable', message } });
+  if (options.json) printJsonDocument(io, 'error', { error: { code: 'unavailable', message } });
   return exitCodeFor(error);
 }
 

@@ -18,7 +18,7 @@ import { writeReportFile } from '../../evals/reports/sink';
 import { openAdvisor, type OpenAdvisor } from '../advisor';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { formatFinding, reportFailure } from '../store';
 
@@ -117,7 +117,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (!check.valid) {
       for (const f of [...check.errors, ...check.warnings]) say(io, formatFinding(file, f));
       say(io, `skillbench analyze: ${file} is not a valid package; the advisor was not called`);
-      if (json) printJson(io, { file, skill, validation: { valid: false, errors: check.errors, warnings: check.warnings, metrics: check.metrics }, analysis: null, patch: null });
+      if (json) printJsonDocument(io, 'analyze', { file, skill, validation: { valid: false, errors: check.errors, warnings: check.warnings, metrics: check.metrics }, analysis: null, patch: null });
       return EXIT.invalid;
     }
     opened = await openAdvisor(
@@ -151,7 +151,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         say(io, `  note: the patch addresses the normalized package; ${file} is not in normalized form (for example unsorted tags or omitted optional fields), so apply it to the normalized package or by hand`);
       }
     }
-    if (json) printJson(io, { file, skill, validation: response.validation, analysis, patch });
+    if (json) printJsonDocument(io, 'analyze', { file, skill, validation: response.validation, analysis, patch });
     return EXIT.ok;
   } catch (error) {
     return reportFailure(io, 'analyze', error, { json, file });

@@ -15,7 +15,7 @@ import { catalogReport, type CatalogReport } from '../../evals/catalogHealth';
 import { readBindingsFile } from '../../evals/plan';
 import { asUsage, parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { checkOutputDir } from '../outputPath';
 import { connectionLabel, withStore } from '../store';
@@ -97,7 +97,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         written.push(files[i]!);
       }
     }
-    if (json) printJson(io, { ...report, ...(writeDir !== undefined && { written }) });
+    if (json) printJsonDocument(io, 'catalog-health', { ...report, ...(writeDir !== undefined && { written }) });
     else printReport(io, report, written);
     return report.health.broken.length > 0 ? EXIT.invalid : EXIT.ok;
   });

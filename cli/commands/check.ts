@@ -11,7 +11,7 @@ import type { SkillStore } from '../../core/store/types';
 import { compareWithStore, hasDrift, readLocalPackages, type DriftEntry, type LocalProblem } from '../../core/workspace/sync';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { formatFinding, reportFailure } from '../store';
 
@@ -72,7 +72,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       `skillbench check: ${entries.length - count('only_remote')} package${entries.length - count('only_remote') === 1 ? '' : 's'}: ${count('equal')} equal, ${count('changed')} changed, ${count('missing_remotely')} missing in the store; ${count('only_remote')} only in the store. ${drift ? 'Drift: run skillbench sync to publish the changes.' : local.problems.length > 0 ? '' : 'In sync.'}`.trimEnd(),
     );
     if (json) {
-      printJson(io, {
+      printJsonDocument(io, 'check', {
         from,
         to: redactConnection(connection),
         in_sync: !drift && local.problems.length === 0,

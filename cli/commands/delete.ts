@@ -4,7 +4,7 @@
  */
 import { parse, positiveInt, positiveIntRange } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { etagArg, skillArg, withStore } from '../store';
 
@@ -52,7 +52,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         : `skillbench delete: nothing to delete, already deleted: ${result.already_deleted.join(', ')}`,
     );
     if (json) {
-      printJson(io, {
+      printJsonDocument(io, 'delete', {
         namespace: result.namespace,
         name: result.name,
         outcome,

@@ -34,7 +34,7 @@ import { asUsage, fraction, modelSpecs, normalizeJsonArg, parse, positiveInt } f
 import { EXIT, UsageError } from '../exit';
 import { checkOutputDir, checkOutputFile } from '../outputPath';
 import { readLimitsArg } from '../selectorArgs';
-import { type CliIo, say } from '../io';
+import { type CliIo, canRedraw, say } from '../io';
 import type { Command } from '../main';
 import { connectionLabel, formatFinding, openCliStore, reportFailure } from '../store';
 
@@ -127,13 +127,13 @@ class ProgressDisplay {
   update(progress: RunProgress, force = false): void {
     this.progress = progress;
     const now = performance.now();
-    const every = this.io.isTTY ? PROGRESS_TTY_MS : PROGRESS_LINE_MS;
+    const every = canRedraw(this.io) ? PROGRESS_TTY_MS : PROGRESS_LINE_MS;
     if (!force && now - this.last < every) return;
     this.last = now;
     const p = progress;
     const eta = p.etaMs === null ? Infinity : p.etaMs / 1000;
     const text = `${p.done}/${p.total} cells, ${p.rate.toFixed(1)}/s, ETA ${duration(eta)}, ${p.errors} error${p.errors === 1 ? '' : 's'}`;
-    if (this.io.isTTY) {
+    if (canRedraw(this.io)) {
       const width = 24;
       const filled = p.total === 0 ? width : Math.round((p.done / p.total) * width);
       this.io.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}\u001b[K`);

@@ -4,7 +4,7 @@
  */
 import { parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJson, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { skillArg, withStore } from '../store';
 
@@ -31,7 +31,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   return withStore(io, values.from, { command: 'get', json }, async (store) => {
     const rev = version === undefined ? await store.getPublished(id) : await store.getVersion(id, version);
     say(io, `${rev.namespace}/${rev.name} version ${rev.version}${rev.published ? ' (published)' : ''}, ETag ${rev.etag}, created ${rev.created_at}`);
-    if (json) printJson(io, { namespace: rev.namespace, name: rev.name, version: rev.version, etag: rev.etag, package: rev.package });
+    if (json) printJsonDocument(io, 'get', { namespace: rev.namespace, name: rev.name, version: rev.version, etag: rev.etag, package: rev.package });
     else printJson(io, rev.package);
     return EXIT.ok;
   });

@@ -12,7 +12,7 @@ import { identityFromPath, parseSkillId } from '../../core/workspace/identity';
 import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../../core/workspace/read';
 import { parse } from '../args';
 import { EXIT, UsageError, exitCodeFor } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { formatFinding, withStore } from '../store';
 
@@ -103,7 +103,7 @@ async function runImport(args: string[], io: CliIo): Promise<number> {
     throw error;
   });
   printImport(io, report);
-  if (values.json) printJson(io, report);
+  if (values.json) printJsonDocument(io, 'import', report);
   if (report.imported.some((s) => s.status === 'exists') || report.failed.some((f) => f.code === 'conflict')) return EXIT.conflict;
   if (report.failed.some((f) => f.code === 'not_found')) return EXIT.notFound;
   if (report.failed.length > 0 || report.imported.some((s) => !s.valid)) return EXIT.invalid;
@@ -141,12 +141,12 @@ async function runExport(args: string[], io: CliIo): Promise<number> {
       say(io, `${report.skill} -> ${report.dir}: ${report.files.map((f) => f.path).join(', ')}`);
       for (const c of report.conversions) say(io, conversionLine(c));
       if (report.kept.length > 0) say(io, `  left in place (not part of this export): ${report.kept.join(', ')}`);
-      if (json) printJson(io, report);
+      if (json) printJsonDocument(io, 'export', report);
       return EXIT.ok;
     } catch (error) {
       if (!(error instanceof WorkbenchError)) throw error;
       say(io, `skillbench export: ${error.message}`);
-      if (json) printJson(io, { error: error.toJSON() });
+      if (json) printJsonDocument(io, 'error', { error: error.toJSON() });
       return exitCodeFor(error);
     }
   };

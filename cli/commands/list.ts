@@ -3,7 +3,7 @@
  */
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { withStore } from '../store';
 import type { MetadataFilter } from '../../core/store/types';
@@ -35,7 +35,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   if (values.tag !== undefined) filter.tag = values.tag;
   return withStore(io, values.from, { command: 'list', json }, async (store) => {
     const skills = await store.listMetadata(filter);
-    if (json) printJson(io, { skills });
+    if (json) printJsonDocument(io, 'list', { skills });
     else {
       for (const s of skills) say(io, `${`${s.namespace}/${s.name}`.padEnd(40)} v${String(s.version).padEnd(5)} ${s.display_name}`);
       say(io, `${skills.length} skill${skills.length === 1 ? '' : 's'} in ${store.description}`);

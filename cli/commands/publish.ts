@@ -11,7 +11,7 @@ import { identityFromPath } from '../../core/workspace/identity';
 import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../../core/workspace/read';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { etagArg, formatFinding, withStore } from '../store';
 
@@ -72,7 +72,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
         : `${result.outcome} ${id.namespace}/${id.name} version ${result.version}`;
     say(io, `skillbench publish: ${what}${result.replayed ? ' (replayed)' : ''}, ETag ${result.etag}`);
     if (json) {
-      printJson(io, {
+      printJsonDocument(io, 'publish', {
         namespace: result.namespace,
         name: result.name,
         outcome: result.outcome,

@@ -19,7 +19,7 @@ import type { SkillStore } from '../../core/store/types';
 import { checkAdvisorFlags, openAdvisor, type AdvisorFlags, type OpenAdvisor } from '../advisor';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, say } from '../io';
+import { type CliIo, jsonFormat, say } from '../io';
 import type { Command } from '../main';
 import { untilSignal } from '../signals';
 import { guardingProfileOf, openCliStore, reportFailure } from '../store';
@@ -225,7 +225,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const address = server.address();
   actualPort = typeof address === 'object' && address ? address.port : port;
   const url = listenerUrl(host, actualPort, ADMIN_BASE_PATH);
-  if (json) io.stdout.write(`${JSON.stringify({ url, store: store.description })}\n`);
+  if (json) io.stdout.write(`${JSON.stringify({ format: jsonFormat('registry-serve'), url, store: store.description })}\n`);
   else io.stdout.write(`${url}\n`);
   if (!loopback && token === undefined) {
     say(io, `skillbench registry serve: warning: ${host} is not a loopback address and no token is set: anyone who can reach it can publish and delete`);

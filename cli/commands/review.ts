@@ -34,7 +34,7 @@ import { ConnectionManager, isProfileName } from '../../core/connections/manager
 import { appDataDir } from '../../core/store/connect';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { openCliStore, reportFailure, skillArg } from '../store';
 
@@ -167,7 +167,7 @@ ${SIGNING_HELP}
             : await createRequest(ctx, { file, connection: values.to!, store, ...note, ...(evalRun && { evalRun }) });
         const what = doc.action === 'delete' ? `delete v${doc.delete!.from}${doc.delete!.to !== doc.delete!.from ? `-${doc.delete!.to}` : ''} of` : '';
         say(io, `skillbench review create: ${doc.id} (${what ? `${what} ` : ''}${doc.skill.namespace}/${doc.skill.name} to ${doc.connection}, base ${doc.base ? `v${doc.base.version}` : 'none: a create'}), signed by ${doc.author}`);
-        if (json) printJson(io, viewOf(doc, false, doc.author));
+        if (json) printJsonDocument(io, 'review-request', viewOf(doc, false, doc.author));
         else io.stdout.write(`${doc.id}\n`);
         return EXIT.ok;
       } finally {
@@ -192,7 +192,7 @@ export const listCommand = command(
     return guarded(io, 'review list', json, async () => {
       const found = await listRequests(root, resolveLimits(), status);
       const reviews = found.map(({ doc, stale }) => summaryOf(doc, stale));
-      if (json) printJson(io, { reviews });
+      if (json) printJsonDocument(io, 'review-requests', { reviews });
       else for (const r of reviews) io.stdout.write(`${r.id}\t${r.status}\t${r.skill.namespace}/${r.skill.name}\t${r.connection}\t${r.author}\n`);
       return EXIT.ok;
     });
@@ -216,7 +216,7 @@ ${SIGNING_HELP}`,
       const doc = await readRequest(ctx.root, positionals[0]!);
       const limits = resolveLimits();
       const view = viewOf(doc, await isStale(ctx.root, doc, limits), await sessionPrincipal(ctx.signer), await inspectRequest(ctx, doc, limits));
-      if (json) printJson(io, view);
+      if (json) printJsonDocument(io, 'review-request', view);
       else {
         const lines = [
           `${view.id}: ${view.status}${view.stale ? ' (stale)' : ''}${view.status === 'approved' && !view.verified_approval ? ' (no approval stands)' : ''}`,
@@ -270,7 +270,7 @@ ${SIGNING_HELP}`,
         const doc = kind === 'approve' ? await approveRequest(ctx, id, values.comment) : await rejectRequest(ctx, id, values.comment);
         const by = kind === 'approve' ? doc.approvals.at(-1)!.reviewer : doc.history.at(-1)!.actor;
         say(io, `skillbench review ${kind}: ${doc.id} is ${doc.status}${kind === 'approve' ? ` (manifest ${doc.manifest_hash})` : ''}, signed by ${by}`);
-        if (json) printJson(io, viewOf(doc, false, by));
+        if (json) printJsonDocument(io, 'review-request', viewOf(doc, false, by));
         return EXIT.ok;
       });
     },
@@ -312,11 +312,11 @@ ${SIGNING_HELP}`,
         if (outcome.kind === 'publish') {
           const result = outcome.result;
           say(io, `skillbench review publish: ${request.id} published ${result.namespace}/${result.name} v${result.version} (${result.outcome})`);
-          if (json) printJson(io, { id: request.id, status: request.status, outcome: result.outcome, version: result.version, etag: result.etag, manifest_hash: result.manifest_hash });
+          if (json) printJsonDocument(io, 'review-publish', { id: request.id, status: request.status, outcome: result.outcome, version: result.version, etag: result.etag, manifest_hash: result.manifest_hash });
         } else {
           const result = outcome.result;
           say(io, `skillbench review publish: ${request.id} deleted ${result.namespace}/${result.name} version${result.deleted.length === 1 ? '' : 's'} ${result.deleted.join(', ') || '(none: already deleted)'}`);
-          if (json) printJson(io, { id: request.id, status: request.status, outcome: 'deleted', deleted: result.deleted, already_deleted: result.already_deleted, etag: result.etag });
+          if (json) printJsonDocument(io, 'review-publish', { id: request.id, status: request.status, outcome: 'deleted', deleted: result.deleted, already_deleted: result.already_deleted, etag: result.etag });
         }
         return EXIT.ok;
       } finally {

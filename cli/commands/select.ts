@@ -16,7 +16,7 @@ import { SIDE_FILE_MAX_BYTES, readTextBounded } from '../../core/workspace/read'
 import { modelSpecs, parse } from '../args';
 import { jsonArg, readLimitsArg } from '../selectorArgs';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 
 const usage = `Usage: skillbench select --request TEXT --catalog CONN_OR_DIR [options] [--json]
@@ -164,7 +164,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
       ),
     );
     if (json) {
-      printJson(io, {
+      printJsonDocument(io, 'select', {
         catalog: { description: catalog.label, problems: catalog.problems },
         results: results.map((r) => ({
           model: r.model,

@@ -3,7 +3,6 @@
  * router, serves the built renderer and the API on one loopback port, prints
  * the URL with this launch's token, and stops cleanly on SIGINT or SIGTERM.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isLoopbackHost } from '../../core/admin/server';
@@ -18,6 +17,7 @@ import type { Command } from '../main';
 import { untilSignal } from '../signals';
 import { openBrowser } from '../web/open';
 import { startWebHost } from '../web/host';
+import { packageVersion } from '../version';
 
 const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR] [--token-env NAME]
 
@@ -52,12 +52,6 @@ export function exampleWorkspaceDir(): string {
 /** The built renderer, next to the sources. */
 export function rendererDir(): string {
   return fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
-}
-
-/** Skillbench's version from package.json. */
-export async function packageVersion(): Promise<string> {
-  const text = await readFile(new URL('../../package.json', import.meta.url), 'utf8');
-  return (JSON.parse(text) as { version: string }).version;
 }
 
 function portArg(value: string | undefined): number {

@@ -10,7 +10,7 @@ import { skillKey } from '../../core/package/types';
 import { syncToStore, readLocalPackages, type SyncEntry } from '../../core/workspace/sync';
 import { parse } from '../args';
 import { EXIT, UsageError, exitCodeFor } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { connectionLabel, openCliStore } from '../store';
 import { reportProblems } from './check';
@@ -46,7 +46,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const done: SyncEntry[] = [];
   let store: SkillStore | undefined;
   const report = (extra: Record<string, unknown>) => {
-    if (json) printJson(io, { from, to: connectionLabel(values.to, io), packages: done, ...extra });
+    if (json) printJsonDocument(io, 'sync', { from, to: connectionLabel(values.to, io), packages: done, ...extra });
   };
   try {
     store = await openCliStore(values.to, io, { create: true });

@@ -13,7 +13,7 @@ import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from '../../core/workspace/re
 import { WorkbenchError } from '../../core/errors';
 import { parse } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 
 const usage = `Usage: skillbench validate <file|dir>... [--json] [--namespace NS --name NAME]
@@ -26,10 +26,11 @@ the package limit are read.
 
   --namespace NS  the namespace to validate a single file under (default: its folder name)
   --name NAME     the name to validate a single file under (default: its file name)
-  --json          print one JSON array on stdout: per file {file, namespace, name,
-                  valid, errors, warnings, metrics}
+  --json          print one JSON object on stdout: {format: "skillbench.validate/v1",
+                  files: [{file, namespace, name, valid, errors, warnings, metrics}]}
 
-Exit status: 0 when every file is valid (warnings allowed), 1 when any is not, 2 on usage errors.`;
+Exit status: 0 when every file is valid (warnings allowed), 1 when any is not,
+2 on usage errors, among them a PATH that does not exist (still reported).`;
 
 /** One finding as printed with --json. */
 interface OutputFinding {
@@ -49,6 +50,8 @@ interface FileReport {
   errors: OutputFinding[];
   warnings: OutputFinding[];
   metrics: PackageMetrics;
+  /** Set (and not printed) when the operand itself does not exist. */
+  missing?: true;
 }
 
 function finding(f: { code: string; path: string; message: string; line?: number; column?: number }): OutputFinding {
@@ -102,7 +105,9 @@ async function collect(target: string, io: CliIo, override: Partial<SkillId>): P
   try {
     isDirectory = (await stat(absolute)).isDirectory();
   } catch (error) {
-    return [problemReport(target, 'file_unreadable', `cannot read the file: ${describeIoError(error)}`)];
+    // A path that is not there is a mistyped operand, a usage error (exit 2), not an invalid package.
+    const missing = (error as { code?: unknown } | null)?.code === 'ENOENT';
+    return [{ ...problemReport(target, 'file_unreadable', `cannot read the file: ${describeIoError(error)}`), ...(missing && { missing }) }];
   }
   if (!isDirectory) {
     const fromPath = identityFromPath(absolute).id;
@@ -162,7 +167,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   const reports: FileReport[] = [];
   for (const target of positionals) reports.push(...(await collect(target, io, override)));
   printHuman(io, reports);
-  if (values.json === true) printJson(io, reports);
+  if (values.json === true) printJsonDocument(io, 'validate', { files: reports.map(({ missing: _, ...report }) => report) });
+  if (reports.some((r) => r.missing)) return EXIT.usage;
   return reports.every((r) => r.valid) ? EXIT.ok : EXIT.invalid;
 }
 

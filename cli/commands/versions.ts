@@ -3,7 +3,7 @@
  */
 import { parse, positiveInt } from '../args';
 import { EXIT, UsageError } from '../exit';
-import { type CliIo, printJson, say } from '../io';
+import { type CliIo, printJsonDocument, say } from '../io';
 import type { Command } from '../main';
 import { skillArg, withStore } from '../store';
 
@@ -37,7 +37,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const page = await store.listVersions(id, query);
     if (json) {
       // The whole record the store returns (deleted_at, protection, ...), as the HTTP API does.
-      printJson(io, { versions: page.versions, next_before: page.next_before });
+      printJsonDocument(io, 'versions', { versions: page.versions, next_before: page.next_before });
     } else {
       for (const v of page.versions) {
         const mark = v.protection === 'published' ? ' published' : v.protection === 'protected' ? ' protected' : '';

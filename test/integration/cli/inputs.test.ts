@@ -120,7 +120,7 @@ describe('a namespace folder named directly', () => {
   it('validates the example workspace travel folder as packages of namespace travel', async () => {
     const run = await cli(['validate', 'skills/packages/travel', '--json'], EXAMPLES);
     expect(run.code, run.stderr).toBe(0);
-    const reports = JSON.parse(run.stdout) as { file: string; namespace: string; name: string; valid: boolean }[];
+    const reports = (JSON.parse(run.stdout) as { files: { file: string; namespace: string; name: string; valid: boolean }[] }).files;
     const names = (await readdir(join(EXAMPLES, 'skills', 'packages', 'travel'))).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5));
     expect(reports.map((r) => r.name).sort()).toEqual(names.sort());
     expect(reports.every((r) => r.valid && r.namespace === 'travel')).toBe(true);
@@ -133,7 +133,7 @@ describe('a namespace folder named directly', () => {
     await writeFile(join(ns, 'good.json'), JSON.stringify(samplePackage('good')));
     await writeFile(join(ns, 'notes.txt'), 'not a package');
     const run = await cli(['validate', 'loose/travel', '--json']);
-    const reports = JSON.parse(run.stdout) as { file: string; namespace: string | null; valid: boolean; errors: { code: string }[] }[];
+    const reports = (JSON.parse(run.stdout) as { files: { file: string; namespace: string | null; valid: boolean; errors: { code: string }[] }[] }).files;
     expect(reports.find((r) => r.file.endsWith('good.json'))).toMatchObject({ namespace: 'travel', valid: true });
     expect(reports.find((r) => r.file.endsWith('notes.txt'))?.errors[0]?.code).toBe('unexpected_entry');
     expect(reports.find((r) => r.file.endsWith('nested'))?.errors[0]?.code).toBe('unexpected_entry');

@@ -52,11 +52,19 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
+/** The per-file reports of a `validate --json` document, checking its envelope. */
+function files(stdout: string): Report[] {
+  const doc = JSON.parse(stdout) as { format: string; files: Report[] };
+  expect(Object.keys(doc)).toEqual(['format', 'files']);
+  expect(doc.format).toBe('skillbench.validate/v1');
+  return doc.files;
+}
+
 describe('skillbench validate', () => {
   it('accepts a valid file, deriving the identity from its path', async () => {
     const run = await cli(['validate', 'single/travel/weather.json', '--json']);
     expect(run.code).toBe(0);
-    const [report] = JSON.parse(run.stdout) as Report[];
+    const [report] = files(run.stdout);
     expect(report).toMatchObject({ file: 'single/travel/weather.json', namespace: 'travel', name: 'weather', valid: true, errors: [], warnings: [] });
     expect(report!.metrics).toMatchObject({ resource_count: 1, token_estimator: { name: 'truvag3-canonical', version: 'v1' } });
     expect(run.stderr).toContain('1 file checked, 1 valid, 0 invalid');
@@ -65,7 +73,7 @@ describe('skillbench validate', () => {
   it('walks a workspace, reports findings like a compiler and exits 1', async () => {
     const run = await cli(['validate', 'ws', '--json']);
     expect(run.code).toBe(1);
-    const reports = JSON.parse(run.stdout) as Report[];
+    const reports = files(run.stdout);
     expect(reports.map((r) => [r.file, r.valid])).toEqual([
       ['ws/skills/packages/devops/broken.json', false],
       ['ws/skills/packages/devops/notes.txt', false],
@@ -84,7 +92,7 @@ describe('skillbench validate', () => {
   it('takes the identity from --namespace and --name for one file', async () => {
     const run = await cli(['validate', 'single/travel/weather.json', '--namespace', 'Bad_NS', '--name', 'fine', '--json']);
     expect(run.code).toBe(1);
-    const [report] = JSON.parse(run.stdout) as Report[];
+    const [report] = files(run.stdout);
     expect(report).toMatchObject({ namespace: 'Bad_NS', name: 'fine', valid: false });
     expect(report!.errors[0]).toMatchObject({ code: 'invalid_slug', line: 1, column: 1 });
   });
@@ -98,19 +106,26 @@ describe('skillbench validate', () => {
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('reports a missing file as a finding, without a stack trace', async () => {
+  it('reports a missing path as a finding without a stack trace, and exits 2: a mistyped operand is a usage error', async () => {
     const run = await cli(['validate', 'nope/missing.json', '--json']);
-    expect(run.code).toBe(1);
-    const [report] = JSON.parse(run.stdout) as Report[];
+    expect(run.code).toBe(2);
+    const [report] = files(run.stdout);
     expect(report!.errors).toEqual([{ code: 'file_unreadable', path: '', message: expect.stringContaining('no such file'), line: null, column: null }]);
     expect(run.stderr).toContain('nope/missing.json: error file_unreadable:');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('exits 2 when any operand does not exist, even beside a valid file', async () => {
+    const run = await cli(['validate', 'single/travel/weather.json', 'no-such-folder']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('no-such-folder: error file_unreadable: cannot read the file: no such file or folder');
+    expect(run.stderr).toContain('2 files checked, 1 valid, 1 invalid');
+  });
+
   it('reports a folder without packages', async () => {
     const run = await cli(['validate', 'empty', '--json']);
     expect(run.code).toBe(1);
-    expect((JSON.parse(run.stdout) as Report[])[0]!.errors[0]!.code).toBe('no_packages');
+    expect(files(run.stdout)[0]!.errors[0]!.code).toBe('no_packages');
   });
 
   it.each([

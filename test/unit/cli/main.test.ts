@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { readFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
+import { COMMAND_TABLE } from '../../../cli/commandTable';
 import { SUMMARIES, commandNames, loadCommand, main } from '../../../cli/main';
 import type { CliIo } from '../../../cli/io';
 
@@ -58,5 +60,62 @@ describe('skillbench --help', () => {
     const c = capture();
     expect(await main(['--help'], c.io)).toBe(0);
     for (const name of commandNames()) expect(c.out()).toContain(`  ${name.padEnd(18)} ${SUMMARIES[name]}`);
+  });
+});
+
+describe('skillbench command groups', () => {
+  for (const group of ['review', 'registry']) {
+    it(`'${group}' alone lists its subcommands with their summaries (exit 2), and with --help (exit 0)`, async () => {
+      const subs = commandNames()
+        .filter((n) => n.startsWith(`${group} `))
+        .map((n) => n.slice(group.length + 1));
+      expect(subs.length).toBeGreaterThan(0);
+      for (const [args, code] of [[[group], 2], [[group, '--help'], 0]] as const) {
+        const c = capture();
+        expect(await main([...args], c.io)).toBe(code);
+        expect(c.err()).not.toContain('unknown command');
+        expect(c.out()).toContain(`Usage: skillbench ${group} <command>`);
+        for (const sub of subs) expect(c.out()).toContain(`  ${sub.padEnd(10)} ${SUMMARIES[`${group} ${sub}`]}`);
+      }
+    });
+  }
+
+  it('names an unknown subcommand of a group and lists the known ones (exit 2)', async () => {
+    const c = capture();
+    expect(await main(['review', 'merge'], c.io)).toBe(2);
+    // The redacting stream main wraps around stderr hands each write on within a few ticks.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(c.err()).toContain("skillbench review: unknown command 'merge'");
+    expect(c.err()).toContain('  approve');
+  });
+});
+
+describe('skillbench --version', () => {
+  it("prints package.json's version and exits 0", async () => {
+    const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+    const c = capture();
+    expect(await main(['--version'], c.io)).toBe(0);
+    expect(c.out()).toBe(`${pkg.version}\n`);
+  });
+
+  it('is listed in the top-level --help', async () => {
+    const c = capture();
+    await main(['--help'], c.io);
+    expect(c.out()).toMatch(/^ {2}--version {2,}\S/m);
+  });
+});
+
+describe('every --help', () => {
+  it('lists --debug, and for a command naming a store, says it takes a saved connection name', async () => {
+    for (const name of commandNames()) {
+      const c = capture();
+      expect(await main([...name.split(' '), '--help'], c.io), name).toBe(0);
+      expect(c.out(), name).toMatch(/^ {2}--debug +\S/m);
+      const takesStore = (COMMAND_TABLE[name]?.flags ?? []).some((f) => /^--(from|to|store|catalog) CONN/.test(f));
+      expect(c.out().includes('the name of a saved connection'), name).toBe(takesStore);
+    }
+    const top = capture();
+    await main(['--help'], top.io);
+    expect(top.out()).toMatch(/^ {2}--debug +\S/m);
   });
 });

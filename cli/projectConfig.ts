@@ -1,0 +1,154 @@
+/**
+ * `skillbench.config.json`: a project's defaults, so a team's CI and the
+ * workbench share one evaluation setup. Looked for in the working directory,
+ * then each parent folder; the first found applies. Precedence, for each value:
+ * a flag on the command line, then an environment variable, then this file,
+ * then the built-in default.
+ *
+ * ```json
+ * { "connection": "staging", "models": ["baseline:lexical"],
+ *   "gates": { "min_accuracy": 0.9, "min_recall": 0.8, "min_precision": 0.8, "fail_on_regression": true },
+ *   "limits": { "repeats": 3, "concurrency": 4, "timeout_ms": 30000 } }
+ * ```
+ *
+ * The defaults become flags of the commands that take them, so a command sees
+ * exactly what the same flags typed out would give it.
+ */
+import { dirname, join } from 'node:path';
+import { WorkbenchError } from '../core/errors';
+import { readFileBounded } from '../core/workspace/read';
+import { COMMAND_TABLE, CONNECTION_FLAGS, flagInfo } from './commandTable';
+import { UsageError } from './exit';
+import type { CliIo } from './io';
+
+/** The project file's name. */
+export const CONFIG_FILE = 'skillbench.config.json';
+/** Overrides the file's `connection`. */
+export const CONNECTION_ENV = 'SKILLBENCH_CONNECTION';
+/** Overrides the file's `models`: specs separated by commas. */
+export const MODELS_ENV = 'SKILLBENCH_MODELS';
+
+const MAX_BYTES = 64 * 1024;
+
+/** The file's contents, checked. */
+export interface ProjectConfig {
+  connection?: string;
+  models?: string[];
+  gates?: { min_accuracy?: number; min_recall?: number; min_precision?: number; fail_on_regression?: boolean };
+  limits?: { repeats?: number; concurrency?: number; timeout_ms?: number };
+}
+
+function fail(file: string, pointer: string, message: string): never {
+  throw new UsageError(`${file}: ${pointer}: ${message}`);
+}
+
+function objectAt(file: string, value: unknown, pointer: string, keys: readonly string[]): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(file, pointer || '/', 'expected an object');
+  for (const key of Object.keys(value)) if (!keys.includes(key)) fail(file, `${pointer}/${key}`, `unknown setting (known: ${keys.join(', ')})`);
+  return value as Record<string, unknown>;
+}
+
+/** Checks a parsed file; every problem names its JSON pointer. */
+export function checkConfig(file: string, raw: unknown): ProjectConfig {
+  const top = objectAt(file, raw, '', ['$schema', 'connection', 'models', 'gates', 'limits']);
+  const config: ProjectConfig = {};
+  if (top['connection'] !== undefined) {
+    if (typeof top['connection'] !== 'string' || top['connection'].trim() === '') fail(file, '/connection', 'expected a saved connection name or a connection string');
+    config.connection = top['connection'];
+  }
+  if (top['models'] !== undefined) {
+    const models = top['models'];
+    if (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string' && m.trim() !== '')) fail(file, '/models', 'expected a non-empty array of model specs');
+    config.models = models as string[];
+  }
+  if (top['gates'] !== undefined) {
+    const gates = objectAt(file, top['gates'], '/gates', ['min_accuracy', 'min_recall', 'min_precision', 'fail_on_regression']);
+    config.gates = {};
+    for (const key of ['min_accuracy', 'min_recall', 'min_precision'] as const) {
+      const v = gates[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'number' || !(v >= 0 && v <= 1)) fail(file, `/gates/${key}`, 'expected a number from 0 to 1');
+      config.gates[key] = v;
+    }
+    if (gates['fail_on_regression'] !== undefined) {
+      if (typeof gates['fail_on_regression'] !== 'boolean') fail(file, '/gates/fail_on_regression', 'expected true or false');
+      config.gates.fail_on_regression = gates['fail_on_regression'];
+    }
+  }
+  if (top['limits'] !== undefined) {
+    const limits = objectAt(file, top['limits'], '/limits', ['repeats', 'concurrency', 'timeout_ms']);
+    config.limits = {};
+    for (const key of ['repeats', 'concurrency', 'timeout_ms'] as const) {
+      const v = limits[key];
+      if (v === undefined) continue;
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) fail(file, `/limits/${key}`, 'expected a positive integer');
+      config.limits[key] = v;
+    }
+  }
+  return config;
+}
+
+/** Finds and reads the project file from `cwd` upwards; undefined when there is none. Reads only; creates nothing. */
+export async function loadProjectConfig(cwd: string): Promise<{ file: string; config: ProjectConfig } | undefined> {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    const file = join(dir, CONFIG_FILE);
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = await readFileBounded(file, MAX_BYTES, CONFIG_FILE);
+    } catch (error) {
+      if (!(error instanceof WorkbenchError && error.code === 'not_found')) throw error;
+    }
+    if (bytes !== undefined) {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+      } catch (error) {
+        fail(file, '/', `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      return { file, config: checkConfig(file, raw) };
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+const has = (args: readonly string[], flag: string) => args.some((a) => a === flag || a.startsWith(`${flag}=`));
+
+/**
+ * The command line with the project's defaults added as flags where the
+ * command takes them and the user gave none: environment variables first,
+ * then the file.
+ */
+export async function withProjectDefaults(name: string, args: readonly string[], io: CliIo): Promise<string[]> {
+  const spec = COMMAND_TABLE[name];
+  if (!spec) return [...args];
+  const flags = spec.flags.map(flagInfo);
+  const takes = (flag: string, value?: string) => flags.some((f) => f.name === flag && (value === undefined || f.value === value));
+  const connectionFlags = flags.filter((f) => CONNECTION_FLAGS.includes(f.name) && (f.value === 'CONN' || f.value === 'CONN_OR_DIR'));
+  const wantsConfig = connectionFlags.length > 0 || takes('--model', 'SPEC');
+  if (!wantsConfig) return [...args];
+  const loaded = await loadProjectConfig(io.cwd);
+  const config = loaded?.config ?? {};
+  const out = [...args];
+  const envConnection = io.env[CONNECTION_ENV]?.trim();
+  const connection = envConnection || config.connection;
+  if (connection !== undefined) for (const f of connectionFlags) if (!has(out, f.name)) out.push(f.name, connection);
+  // The models of eval, optimize and select (analyze's --model is its advisor, not an evaluated model).
+  if (name !== 'analyze' && takes('--model', 'SPEC') && !has(out, '--model')) {
+    const envModels = io.env[MODELS_ENV]
+      ?.split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
+    for (const model of envModels && envModels.length > 0 ? envModels : (config.models ?? [])) out.push('--model', model);
+  }
+  const numeric: [string, number | undefined][] = [
+    ['--min-accuracy', config.gates?.min_accuracy],
+    ['--min-recall', config.gates?.min_recall],
+    ['--min-precision', config.gates?.min_precision],
+    ['--repeats', config.limits?.repeats],
+    ['--concurrency', config.limits?.concurrency],
+    ['--timeout', config.limits?.timeout_ms],
+  ];
+  for (const [flag, value] of numeric) if (value !== undefined && takes(flag) && !has(out, flag)) out.push(flag, String(value));
+  if (config.gates?.fail_on_regression === true && takes('--fail-on-regression') && !has(out, '--fail-on-regression')) out.push('--fail-on-regression');
+  return out;
+}
