@@ -4,6 +4,8 @@
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { computeIntegrity } from '../../core/package/integrity';
+import type { SkillPackage } from '../../core/package/types';
 import type { SkillStore } from '../../core/store/types';
 import { samplePackage } from '../integration/core/store/samplePackage';
 
@@ -79,6 +81,19 @@ export async function seedHostile(store: SkillStore, registryDir: string): Promi
     if (!/Hostile-|hostile-(tag|domain)/.test(text)) continue;
     for (const marker of MARKERS) text = text.replaceAll(marker, JSON.stringify(hostile(marker)).slice(1, -1));
     text = text.replaceAll('"hostile-tag"', JSON.stringify(hostile('tag'))).replaceAll('"hostile-domain"', JSON.stringify(hostile('domain')));
+    await writeFile(file, text);
+  }
+  // That other tool records the hashes of what it wrote, as a registry does: the revision verifies, its text is hostile.
+  const revision = JSON.parse(await readFile(files[1]!, 'utf8')) as { manifest_hash: string; resource_hashes: Record<string, string>; package: SkillPackage };
+  const integrity = await computeIntegrity(revision.package);
+  const swaps: [string, string][] = [
+    [revision.manifest_hash, integrity.manifest_hash],
+    [`v1-${revision.manifest_hash.slice(7, 23)}`, `v1-${integrity.manifest_hash.slice(7, 23)}`],
+    ...Object.entries(revision.resource_hashes).map(([name, hash]): [string, string] => [hash, integrity.resource_hashes[name]!]),
+  ];
+  for (const file of files) {
+    let text = await readFile(file, 'utf8');
+    for (const [from, to] of swaps) text = text.replaceAll(from, to);
     await writeFile(file, text);
   }
 }

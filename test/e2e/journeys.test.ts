@@ -244,7 +244,7 @@ describe('newcomer journeys', () => {
     await form.getByLabel('Environment', { exact: true }).selectOption({ label: 'PROD' });
     await form.getByLabel('Store', { exact: true }).selectOption({ label: 'Local registry folder' });
     await form.getByLabel('Folder', { exact: true }).fill(folder);
-    await expect(form.getByLabel(/Protected \(publishes only/).isChecked()).resolves.toBe(false);
+    await expect(form.getByLabel(/Protected \(publishes and deletes only/).isChecked()).resolves.toBe(false);
     await form.getByRole('button', { name: 'Save', exact: true }).click();
     await form.waitFor({ state: 'detached' });
     // A click makes it the active connection and opens its catalog.
