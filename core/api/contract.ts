@@ -26,6 +26,9 @@ import type { SelectionTrace } from '../selector/select';
 import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
 import type { CheckedProposal, DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
 import type { SkillExportReport, SkillImportReport } from '../interop/types';
+import type { CatalogHealth } from '../catalog/health';
+import type { SplitProposal } from '../catalog/split';
+import type { SelectorLimits } from '../selector/limits';
 import type { WorkbenchErrorCode, WorkbenchEventName, WorkbenchMethodName } from './names';
 
 export { EVENT_NAMES, METHOD_NAMES, isWorkbenchEvent, isWorkbenchMethod } from './names';
@@ -1160,6 +1163,49 @@ function method<R>() {
 const onConflict = z.enum(['skip', 'replace', 'rename']).default('skip');
 const catalogFilter = z.strictObject({ namespace: slug('a namespace').optional(), domain: slug('a domain').optional(), tag: slug('a tag').optional() });
 
+/** Where one bound skill's should-activate requests went in an eval run (a row of {@link CatalogRoutingView}). */
+export interface CatalogRoutingRow {
+  skill: string;
+  /** Its answered should-activate requests. */
+  requests: number;
+  /** Error cells of those requests (left out of every count). */
+  errors: number;
+  /** How often each skill fired on them (itself included). */
+  went_to: Record<string, number>;
+  /** Requests on which no skill fired. */
+  none: number;
+  /** Requests on which it stayed inactive while another fired, by that other skill. */
+  stolen_by: Record<string, number>;
+  /** Its adjacent negatives: cells, and how many activated it. */
+  adjacent: { cells: number; activated: number };
+}
+
+/** The skill x skill routing matrix of an eval run over a catalog (what `skillbench catalog --run` prints). */
+export interface CatalogRoutingView {
+  skills: string[];
+  rows: CatalogRoutingRow[];
+  pairs: { a: string; b: string; a_to_b: number; b_to_a: number; fired_together: number }[];
+  models: string[];
+  variants: string[];
+  cells: number;
+}
+
+/** The result of `catalog.health`: the report `skillbench catalog --json` prints, one figure source for both. */
+export interface CatalogHealthReport {
+  /** The bindings file as given, or the namespace. */
+  catalog: string;
+  /** Where the skills were read, secret-free. */
+  source: string;
+  limits: Pick<SelectorLimits, 'maxBindings' | 'maxAutoCandidates' | 'catalogTokenBudget'>;
+  health: CatalogHealth;
+  /** The run id, when one was read. */
+  run?: string;
+  routing?: CatalogRoutingView;
+  /** Present when a runtime limit is broken (or `split` was asked). */
+  split?: SplitProposal;
+  warnings: string[];
+}
+
 /** Every method of the WorkbenchApi, with its parameter schema. */
 export const METHODS = {
   'app.info': method<AppInfo>()(empty),
@@ -1217,6 +1263,26 @@ export const METHODS = {
       filter: catalogFilter.default({}),
       sort: z.strictObject({ by: z.enum(['name', 'namespace', 'display_name', 'version', 'updated_at']), direction: z.enum(['asc', 'desc']).default('asc') }).default({ by: 'namespace', direction: 'asc' }),
     }),
+  ),
+
+  /**
+   * The health of an agent's whole catalog (`skillbench catalog`): every
+   * budget against its limit, each skill's share of the activation catalog,
+   * the broken limits, a split into catalogs that fit when a runtime limit is
+   * broken, and, with `run`, where that run's requests went. The catalog is a
+   * namespace of the connection (every published skill, bound auto) or a
+   * bindings file of the open workspace.
+   */
+  'catalog.health': method<CatalogHealthReport>()(
+    z
+      .strictObject({
+        connection: connectionNameSchema,
+        namespace: slug('a namespace').optional(),
+        bindings: workspacePathSchema.optional(),
+        run: runRef.shape.run.optional(),
+        split: z.boolean().default(false),
+      })
+      .refine((p) => (p.namespace === undefined) !== (p.bindings === undefined), { message: 'give a namespace or a bindings file, not both', path: ['namespace'] }),
   ),
 
   /** The published revision (or an exact retained one) of a skill. */
