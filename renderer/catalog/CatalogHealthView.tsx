@@ -265,7 +265,7 @@ export function CatalogHealthView({ tab }: TabViewProps) {
         </fieldset>
         <label className="health-run">
           Eval run{' '}
-          <select className="input" aria-label="Eval run" value={run} onChange={(e) => setRun(e.target.value)}>
+          <select className="input" aria-label="Eval run" value={run} onFocus={() => void runs.refetch()} onChange={(e) => setRun(e.target.value)}>
             <option value="">None</option>
             {(runs.data?.runs ?? []).map((x) => (
               <option key={x.run} value={x.run}>

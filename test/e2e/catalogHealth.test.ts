@@ -102,6 +102,32 @@ describe('catalog health view', () => {
     expect(pageErrors(page)).toEqual([]);
   });
 
+  it('adds where the requests of a chosen eval run went', async () => {
+    const toId = (s: string) => ({ namespace: s.split('/')[0]!, name: s.split('/')[1]! });
+    const { run } = await app.call<{ run: string }>('evals.start', { targets: skills.map((s) => ({ kind: 'published', skill: toId(s) })), models: ['baseline:lexical'], connection: 'default', concurrency: 2 });
+    // The run's own state says when every cell is recorded.
+    while ((await app.call<{ run: { status: string } }>('evals.get', { run })).run.status === 'running') await new Promise((r) => setTimeout(r, 200));
+
+    const page = await app.page();
+    await openCatalog(page);
+    await page.getByTestId('catalog-row-docs/api-client').click();
+    await page.getByRole('button', { name: 'Catalog health' }).click();
+    const view = page.getByTestId('catalog-health-default');
+    await view.getByTestId('health-verdict').getByText('2 limits broken').waitFor();
+    await view.getByRole('combobox', { name: 'Eval run' }).focus();
+    await view.getByRole('combobox', { name: 'Eval run' }).locator(`option[value="${run}"]`).waitFor({ state: 'attached' });
+    await view.getByRole('combobox', { name: 'Eval run' }).selectOption(run);
+    await view.getByRole('button', { name: 'Check' }).click();
+    const routing = view.getByRole('region', { name: 'Routing' });
+    await routing.getByText(`Where the requests of run ${run} went`).waitFor();
+    await expect(routing.locator('tbody tr').count()).resolves.toBe(skills.length);
+    // Over both limits the selector is never asked: every request of the run activated nothing.
+    await expect(routing.textContent()).resolves.toContain('No two skills took each other’s requests or fired together.');
+    await routing.scrollIntoViewIfNeeded();
+    await screenshotThemes(page, 'catalog-health-routing');
+    expect(pageErrors(page)).toEqual([]);
+  });
+
   it('opens from the command palette for the active connection', async () => {
     const page = await app.page();
     await page.getByTestId('connection-row-default').waitFor();
