@@ -5,7 +5,6 @@
  * folder for the routing matrix.
  */
 import { join } from 'node:path';
-import type { CatalogHealthReport } from '../core/api/contract';
 import type { EvalsHost } from '../core/api/evalsPort';
 import type { Handler } from '../core/api/router';
 import { WorkbenchError } from '../core/errors';
@@ -28,7 +27,7 @@ export function catalogHealthHandler(host: EvalsHost, runsDir: () => string): Ha
       selection = { namespace: params.namespace! };
     }
     const run = params.run !== undefined ? { dir: join(runsDir(), params.run), shown: params.run } : undefined;
-    return host.useStore(params.connection, async (store, label): Promise<CatalogHealthReport> =>
+    return host.useStore(params.connection, (store, label) =>
       catalogReport({ registry: store, ...selection, source: label, ...(run && { run }), split: params.split }),
     );
   };

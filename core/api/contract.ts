@@ -1163,30 +1163,49 @@ function method<R>() {
 const onConflict = z.enum(['skip', 'replace', 'rename']).default('skip');
 const catalogFilter = z.strictObject({ namespace: slug('a namespace').optional(), domain: slug('a domain').optional(), tag: slug('a tag').optional() });
 
-/** Where one bound skill's should-activate requests went in an eval run (a row of {@link CatalogRoutingView}). */
+/** One skill's row of a {@link CatalogRoutingView}: where its should-activate requests went in an eval run. */
 export interface CatalogRoutingRow {
   skill: string;
-  /** Its answered should-activate requests. */
+  /** Answered should-activate cells of this skill. */
   requests: number;
   /** Error cells of those requests (left out of every count). */
   errors: number;
-  /** How often each skill fired on them (itself included). */
+  /** Cells in which each skill (the row's own included) was active. */
   went_to: Record<string, number>;
-  /** Requests on which no skill fired. */
+  /** Cells that activated nothing. */
   none: number;
-  /** Requests on which it stayed inactive while another fired, by that other skill. */
+  /** Cells in which this skill stayed inactive while another fired, by that other skill. */
   stolen_by: Record<string, number>;
-  /** Its adjacent negatives: cells, and how many activated it. */
+  /** This skill's adjacent negatives (other skills' should-activate examples), apart: answered cells, and those in which it fired. */
   adjacent: { cells: number; activated: number };
 }
 
-/** The skill x skill routing matrix of an eval run over a catalog (what `skillbench catalog --run` prints). */
+/** A pair of skills and how they confuse each other. */
+export interface CatalogRoutingPair {
+  a: string;
+  b: string;
+  /** a's should-activate requests taken by b (a inactive, b active). */
+  a_to_b: number;
+  /** b's should-activate requests taken by a. */
+  b_to_a: number;
+  /** Answered cells (of any case) in which both were active. */
+  fired_together: number;
+}
+
+/**
+ * The skill x skill routing matrix of an eval run over a catalog (what
+ * `skillbench catalog --run` prints), counted by evals/catalogRouting.ts.
+ */
 export interface CatalogRoutingView {
+  /** Rows and columns, in identity order. */
   skills: string[];
   rows: CatalogRoutingRow[];
-  pairs: { a: string; b: string; a_to_b: number; b_to_a: number; fired_together: number }[];
+  /** Pairs with any confusion: most stolen (both ways) first, then most often together. */
+  pairs: CatalogRoutingPair[];
+  /** The models and variants counted. */
   models: string[];
   variants: string[];
+  /** Answered cells counted (of any case). */
   cells: number;
 }
 
