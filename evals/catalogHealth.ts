@@ -5,31 +5,19 @@
  * pairs the run found confused together.
  */
 import { join } from 'node:path';
-import type { CatalogHealth } from '../core/catalog/health';
+import type { CatalogHealthReport } from '../core/api/contract';
 import { inspectCatalog, splitCatalog, type CatalogSelection } from '../core/catalog/inspect';
-import type { SplitProposal } from '../core/catalog/split';
 import { WorkbenchError } from '../core/errors';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from '../core/selector/limits';
 import type { SkillRegistryReader } from '../core/store/types';
 import { routingAffinity, RoutingTally, type RoutingFilter, type RoutingMatrix } from './catalogRouting';
 import { readHeader, RUN_FILES, scanCells } from './runFiles';
 
-/** Everything `skillbench catalog` and the workbench's Catalog health view show. */
-export interface CatalogReport {
-  /** The bindings file as given, or the namespace. */
-  catalog: string;
-  /** Where the skills were read, secret-free. */
-  source: string;
-  /** The runtime limits measured against. */
-  limits: Pick<SelectorLimits, 'maxBindings' | 'maxAutoCandidates' | 'catalogTokenBudget'>;
-  health: CatalogHealth;
-  /** The run folder as given, when a run was read. */
-  run?: string;
-  routing?: RoutingMatrix;
-  /** Present when a runtime limit is broken or a split was asked for. */
-  split?: SplitProposal;
-  warnings: string[];
-}
+/**
+ * Everything `skillbench catalog` and the workbench's Catalog health view show:
+ * the WorkbenchApi's `catalog.health` result, so the two cannot drift apart.
+ */
+export type CatalogReport = CatalogHealthReport;
 
 /** Input of {@link catalogReport}. */
 export type CatalogReportInput = CatalogSelection & {

@@ -19,50 +19,17 @@
  */
 import { compareIds } from '../core/selector/bindings';
 import type { SkillAffinity } from '../core/catalog/split';
+import type { CatalogRoutingPair, CatalogRoutingRow, CatalogRoutingView } from '../core/api/contract';
 import type { CellRecord, RunHeader } from './types';
 
-/** One skill's row of the matrix. */
-export interface RoutingRow {
-  skill: string;
-  /** Answered should-activate cells of this skill. */
-  requests: number;
-  /** Error cells of those requests (left out of every count). */
-  errors: number;
-  /** Cells in which each skill (the row's own included) was active. */
-  went_to: Record<string, number>;
-  /** Cells that activated nothing. */
-  none: number;
-  /** Cells in which this skill stayed inactive while another fired, by that other skill. */
-  stolen_by: Record<string, number>;
-  /** This skill's adjacent negatives (other skills' should-activate examples), apart: answered cells, and those in which it fired. */
-  adjacent: { cells: number; activated: number };
-}
+/** One skill's row of the matrix (the WorkbenchApi's type: `catalog.health` returns this matrix as is). */
+export type RoutingRow = CatalogRoutingRow;
 
 /** A pair of skills and how they confuse each other. */
-export interface RoutingPair {
-  a: string;
-  b: string;
-  /** a's should-activate requests taken by b (a inactive, b active). */
-  a_to_b: number;
-  /** b's should-activate requests taken by a. */
-  b_to_a: number;
-  /** Answered cells (of any case) in which both were active. */
-  fired_together: number;
-}
+export type RoutingPair = CatalogRoutingPair;
 
 /** The matrix of one run (or the part of it a filter chose). */
-export interface RoutingMatrix {
-  /** Rows and columns, in identity order. */
-  skills: string[];
-  rows: RoutingRow[];
-  /** Pairs with any confusion: most stolen (both ways) first, then most often together. */
-  pairs: RoutingPair[];
-  /** The models and variants counted. */
-  models: string[];
-  variants: string[];
-  /** Answered cells counted (of any case). */
-  cells: number;
-}
+export type RoutingMatrix = CatalogRoutingView;
 
 /** Which cells to count. */
 export interface RoutingFilter {

@@ -58,6 +58,7 @@ import {
 } from './service';
 import type { CatalogRecord, CellRecord, EvalSummary, RunHeader } from './types';
 import { optimizeHandlers, type LiveOptimize } from './optimizePort';
+import { catalogHealthHandler } from './catalogHealthMethod';
 import type { GateOptions } from './verdict';
 
 type EvalRequest = WorkbenchParsedParams['evals.start'];
@@ -549,7 +550,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
           return { format, filename: `skillbench-eval-${header.config_hash}.${ext}`, content_type: type, text };
         },
       };
-      return { ...handlers, ...optimizeHandlers(host, optimizing, { tickMs, openModel: open }) };
+      return { ...handlers, ...optimizeHandlers(host, optimizing, { tickMs, openModel: open }), 'catalog.health': catalogHealthHandler(host, runsDir) };
     },
   };
 }

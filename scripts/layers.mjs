@@ -16,6 +16,9 @@ export const ISOMORPHIC = [
   'core/package/**',
   'core/selector/**',
   'core/report/**',
+  // The catalog's measures and split: pure, shared by the CLI, the API contract and the Catalog health view.
+  'core/catalog/health.ts',
+  'core/catalog/split.ts',
   'core/interop/types.ts',
   'core/interop/outline.ts',
   'core/interop/split.ts',

@@ -26,6 +26,9 @@ import type { SelectionTrace } from '../selector/select';
 import type { ActivationMode, SelectorDiagnostic } from '../selector/types';
 import type { CheckedProposal, DeleteResult, SkillMetadata, StoreWarning, VersionEntry } from '../store/types';
 import type { SkillExportReport, SkillImportReport } from '../interop/types';
+import type { CatalogHealth } from '../catalog/health';
+import type { SplitProposal } from '../catalog/split';
+import type { SelectorLimits } from '../selector/limits';
 import type { WorkbenchErrorCode, WorkbenchEventName, WorkbenchMethodName } from './names';
 
 export { EVENT_NAMES, METHOD_NAMES, isWorkbenchEvent, isWorkbenchMethod } from './names';
@@ -1160,6 +1163,68 @@ function method<R>() {
 const onConflict = z.enum(['skip', 'replace', 'rename']).default('skip');
 const catalogFilter = z.strictObject({ namespace: slug('a namespace').optional(), domain: slug('a domain').optional(), tag: slug('a tag').optional() });
 
+/** One skill's row of a {@link CatalogRoutingView}: where its should-activate requests went in an eval run. */
+export interface CatalogRoutingRow {
+  skill: string;
+  /** Answered should-activate cells of this skill. */
+  requests: number;
+  /** Error cells of those requests (left out of every count). */
+  errors: number;
+  /** Cells in which each skill (the row's own included) was active. */
+  went_to: Record<string, number>;
+  /** Cells that activated nothing. */
+  none: number;
+  /** Cells in which this skill stayed inactive while another fired, by that other skill. */
+  stolen_by: Record<string, number>;
+  /** This skill's adjacent negatives (other skills' should-activate examples), apart: answered cells, and those in which it fired. */
+  adjacent: { cells: number; activated: number };
+}
+
+/** A pair of skills and how they confuse each other. */
+export interface CatalogRoutingPair {
+  a: string;
+  b: string;
+  /** a's should-activate requests taken by b (a inactive, b active). */
+  a_to_b: number;
+  /** b's should-activate requests taken by a. */
+  b_to_a: number;
+  /** Answered cells (of any case) in which both were active. */
+  fired_together: number;
+}
+
+/**
+ * The skill x skill routing matrix of an eval run over a catalog (what
+ * `skillbench catalog --run` prints), counted by evals/catalogRouting.ts.
+ */
+export interface CatalogRoutingView {
+  /** Rows and columns, in identity order. */
+  skills: string[];
+  rows: CatalogRoutingRow[];
+  /** Pairs with any confusion: most stolen (both ways) first, then most often together. */
+  pairs: CatalogRoutingPair[];
+  /** The models and variants counted. */
+  models: string[];
+  variants: string[];
+  /** Answered cells counted (of any case). */
+  cells: number;
+}
+
+/** The result of `catalog.health`: the report `skillbench catalog --json` prints, one figure source for both. */
+export interface CatalogHealthReport {
+  /** The bindings file as given, or the namespace. */
+  catalog: string;
+  /** Where the skills were read, secret-free. */
+  source: string;
+  limits: Pick<SelectorLimits, 'maxBindings' | 'maxAutoCandidates' | 'catalogTokenBudget'>;
+  health: CatalogHealth;
+  /** The run id, when one was read. */
+  run?: string;
+  routing?: CatalogRoutingView;
+  /** Present when a runtime limit is broken (or `split` was asked). */
+  split?: SplitProposal;
+  warnings: string[];
+}
+
 /** Every method of the WorkbenchApi, with its parameter schema. */
 export const METHODS = {
   'app.info': method<AppInfo>()(empty),
@@ -1217,6 +1282,26 @@ export const METHODS = {
       filter: catalogFilter.default({}),
       sort: z.strictObject({ by: z.enum(['name', 'namespace', 'display_name', 'version', 'updated_at']), direction: z.enum(['asc', 'desc']).default('asc') }).default({ by: 'namespace', direction: 'asc' }),
     }),
+  ),
+
+  /**
+   * The health of an agent's whole catalog (`skillbench catalog`): every
+   * budget against its limit, each skill's share of the activation catalog,
+   * the broken limits, a split into catalogs that fit when a runtime limit is
+   * broken, and, with `run`, where that run's requests went. The catalog is a
+   * namespace of the connection (every published skill, bound auto) or a
+   * bindings file of the open workspace.
+   */
+  'catalog.health': method<CatalogHealthReport>()(
+    z
+      .strictObject({
+        connection: connectionNameSchema,
+        namespace: slug('a namespace').optional(),
+        bindings: workspacePathSchema.optional(),
+        run: runRef.shape.run.optional(),
+        split: z.boolean().default(false),
+      })
+      .refine((p) => (p.namespace === undefined) !== (p.bindings === undefined), { message: 'give a namespace or a bindings file, not both', path: ['namespace'] }),
   ),
 
   /** The published revision (or an exact retained one) of a skill. */

@@ -12,8 +12,11 @@ import type { SkillStore } from '../store/types';
 import type { WorkbenchEvent, WorkbenchEvents, WorkbenchMethod } from './contract';
 import type { Handler } from './router';
 
-/** The methods an evals port serves: evaluations and the description optimizer. */
-export type EvalsMethod = Extract<WorkbenchMethod, `evals.${string}` | `optimize.${string}`>;
+/**
+ * The methods an evals port serves: evaluations, the description optimizer,
+ * and catalog health (which reads the port's eval runs for its routing matrix).
+ */
+export type EvalsMethod = Extract<WorkbenchMethod, `evals.${string}` | `optimize.${string}` | 'catalog.health'>;
 
 /** A draft as the evals port reads it: its text, identity and the workspace file it was opened from. */
 export interface EvalsDraft {

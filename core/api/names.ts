@@ -16,6 +16,7 @@ import { STORE_ERROR_STATUS } from '../store/errors';
 export const METHOD_NAMES = Object.freeze([
   'advisor.analyze',
   'app.info',
+  'catalog.health',
   'catalog.page',
   'connections.close',
   'connections.export',

@@ -18,6 +18,7 @@ import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
 import { VirtualList, type VirtualListHandle } from '../shell/VirtualList';
 import { filterEntries, sortEntries, type IndexedEntry, type SortColumn } from './catalogQuery';
+import { openCatalogHealth } from './healthTab';
 import { emptyMessage } from './scanMessage';
 import { catalogViewOf, useCatalogViewStore } from './useCatalogViewStore';
 import { catalogQuery, useLastStoreChange } from '../storeData/queries';
@@ -315,6 +316,15 @@ export function CatalogView({ tab, active }: TabViewProps) {
           </button>
         )}
         <UpdatedCue change={lastChange} refreshing={scan.refreshing} withSkill testId="catalog-updated" />
+        <button
+          type="button"
+          className="btn small"
+          onClick={() => openCatalogHealth(connection, selected?.namespace ?? rows[0]?.namespace)}
+          title="Budgets of a namespace or bindings file against the runtime limits, and a split that fits"
+          data-testid="catalog-health"
+        >
+          Catalog health
+        </button>
         <button type="button" className="btn small ghost" onClick={reload} title="Read the catalog again" data-testid="catalog-reload">
           Reload
         </button>

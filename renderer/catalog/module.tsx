@@ -1,13 +1,15 @@
 /**
  * The catalog area: the catalog tab of a connection (`catalog:<connection>`)
- * and the global command that opens it for the active connection.
+ * and the global command that opens it for the active connection, and the
+ * Catalog health tab (budgets against limits, shares, a split that fits).
  */
 import { visibleControls } from '../shell/SafeText';
 import { useCommands } from '../shell/commands';
 import { useTabsStore } from '../shell/useTabsStore';
-import { useShellRoot, type ViewModule } from '../shell/views';
+import { lazyView, useShellRoot, type ViewModule } from '../shell/views';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { CatalogView } from './CatalogView';
+import { CATALOG_HEALTH_KIND, openCatalogHealth } from './healthTab';
 import { skillsQuickOpen } from './quickOpen';
 
 /** Opens (or focuses) the catalog tab of `connection`. */
@@ -34,13 +36,23 @@ function CatalogCommands() {
         if (name) openCatalog(name);
       },
     },
+    'catalog.showHealth': {
+      enabled: () => (useConnectionsStore.getState().activeName ? true : 'No connection is active'),
+      run: () => {
+        const name = useConnectionsStore.getState().activeName;
+        if (name) openCatalogHealth(name);
+      },
+    },
   });
   return null;
 }
 
 export const catalogModule: ViewModule = {
   id: 'catalog',
-  tabViews: [{ kind: 'catalog', scope: 'catalog', component: CatalogView, icon: 'library' }],
+  tabViews: [
+    { kind: 'catalog', scope: 'catalog', component: CatalogView, icon: 'library' },
+    { kind: CATALOG_HEALTH_KIND, scope: 'catalog', component: lazyView(async () => (await import('./CatalogHealthView')).CatalogHealthView), icon: 'pulse' },
+  ],
   activities: [{ id: 'catalog', title: 'Catalog', icon: 'library', order: 10, run: () => {
     const name = useConnectionsStore.getState().activeName;
     if (name) openCatalog(name);

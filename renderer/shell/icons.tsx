@@ -17,6 +17,7 @@ import gitPullRequest from '@vscode/codicons/src/icons/git-pull-request.svg?url'
 import history from '@vscode/codicons/src/icons/history.svg?url';
 import json from '@vscode/codicons/src/icons/json.svg?url';
 import library from '@vscode/codicons/src/icons/library.svg?url';
+import pulse from '@vscode/codicons/src/icons/pulse.svg?url';
 import question from '@vscode/codicons/src/icons/question.svg?url';
 import refresh from '@vscode/codicons/src/icons/refresh.svg?url';
 import table from '@vscode/codicons/src/icons/table.svg?url';
@@ -36,6 +37,7 @@ const ICONS = {
   history,
   json,
   library,
+  pulse,
   question,
   refresh,
   table,

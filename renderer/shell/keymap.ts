@@ -50,6 +50,7 @@ export const KEYMAP: readonly KeymapEntry[] = [
   { command: 'connection.testActive', category: 'Connection', title: 'Test Active Connection', when: 'global' },
   { command: 'connection.refresh', category: 'Connection', title: 'Refresh Connection States', when: 'global' },
   { command: 'view.catalog', category: 'View', title: 'Open Catalog', keys: ['Mod+Shift+E'], when: 'global' },
+  { command: 'catalog.showHealth', category: 'Catalog', title: 'Show Catalog Health', when: 'global' },
   { command: 'view.versions', category: 'View', title: 'Open Version History of Active Skill', keys: ['Mod+Shift+H'], when: 'global' },
   { command: 'tab.close', category: 'View', title: 'Close Tab', keys: ['Mod+W', 'Alt+W'], when: 'global' },
   { command: 'tab.next', category: 'View', title: 'Next Tab', keys: ['Mod+PageDown', 'Alt+PageDown'], when: 'global' },
