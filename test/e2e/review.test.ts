@@ -22,7 +22,8 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalStore } from '../../core/store/local';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { runCli, startCli, type CliRun } from '../helpers/cli';
+import { runCli, type CliRun } from '../helpers/cli';
+import { startRegistryHost } from '../helpers/registryHost';
 import { makeSigners, signingEnv } from '../helpers/sshKeys';
 import { addExample, FIRST_EXAMPLE } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, UI_WAIT_MS, type App } from './harness';
@@ -144,21 +145,7 @@ describe('journey 9b: request review from the editor, approve as another identit
     const seed = await openLocalStore(hostDir);
     await seed.publish({ id: { namespace: 'devops', name: 'incident-response' }, body: await readFile(resolve('examples', DRAFT), 'utf8'), precondition: { kind: 'create' } });
     await seed.close();
-    const started = startCli(['registry', 'serve', '--store', `local:${hostDir}`, '--port', '0', '--token-env', 'HOST_TOKEN', '--require-approval', 'devops', '--allowed-signers', signers.allowed], {
-      cwd: work,
-      env: { HOST_TOKEN: TOKEN, SKILLBENCH_HOME: join(work, 'host-home') },
-    });
-    let log = '';
-    started.child.stderr!.on('data', (c) => (log += String(c)));
-    const url = await new Promise<string>((r, reject) => {
-      let out = '';
-      started.child.stdout!.on('data', (c) => {
-        out += String(c);
-        if (out.includes('\n')) r(out.split('\n')[0]!.trim());
-      });
-      void started.done.then((run) => reject(new Error(`registry serve exited ${run.code}: ${run.stderr}`)));
-    });
-    host = { child: started.child, url, log: () => log, done: started.done };
+    host = await startRegistryHost({ dir: hostDir, namespace: 'devops', allowedSigners: signers.allowed, token: TOKEN, cwd: work, home: join(work, 'host-home') });
 
     // Each workbench's environment and git config claim the other person: only the key decides who signs.
     const claiming = (name: string) => ({ SKILLBENCH_USER: name, USER: name, GIT_CONFIG_COUNT: '2', GIT_CONFIG_KEY_0: 'user.name', GIT_CONFIG_VALUE_0: name, GIT_CONFIG_KEY_1: 'user.email', GIT_CONFIG_VALUE_1: name });
@@ -167,7 +154,7 @@ describe('journey 9b: request review from the editor, approve as another identit
     for (const app of [author, reviewer]) {
       await app.call('workspace.open', { dir: ws });
       await app.call('connections.save', {
-        profile: { name: 'prod', label: 'Production', protected: true, enforces_approvals: true, environment: { label: 'PROD', colour: '#d93f3f' }, target: { kind: 'http', url, auth: 'bearer' } },
+        profile: { name: 'prod', label: 'Production', protected: true, enforces_approvals: true, environment: { label: 'PROD', colour: '#d93f3f' }, target: { kind: 'http', url: host.url, auth: 'bearer' } },
         secrets: { token: TOKEN },
       });
     }

@@ -32,7 +32,8 @@ import { parseStatement, statementText } from '../../../core/review/statement';
 import { encodeAttestation } from '../../../core/review/verify';
 import { openLocalStore } from '../../../core/store/local';
 import { isStoreError } from '../../../core/store/errors';
-import { runCli, startCli, type CliRun } from '../../helpers/cli';
+import { runCli, type CliRun } from '../../helpers/cli';
+import { startRegistryHost } from '../../helpers/registryHost';
 import { makeSigners, signingEnv } from '../../helpers/sshKeys';
 
 const TOKEN = 'prod-write-token-7f3a91c2';
@@ -114,25 +115,11 @@ describe('nine forgeries against a protected, approval-enforcing registry', () =
     catcherUrl = `http://127.0.0.1:${(catcher.address() as { port: number }).port}/api/v1/skills`;
 
     // The host alone holds prod's folder and its write token, and checks every write of travel/*.
-    const started = startCli(['registry', 'serve', '--store', `local:${prodDir}`, '--port', '0', '--token-env', 'PROD_TOKEN', '--require-approval', 'travel', '--allowed-signers', signers.allowed], {
-      cwd: work,
-      env: { PROD_TOKEN: TOKEN, SKILLBENCH_HOME: join(work, 'host-home') },
-    });
-    let log = '';
-    started.child.stderr!.on('data', (c) => (log += String(c)));
-    const url = await new Promise<string>((r, reject) => {
-      let out = '';
-      started.child.stdout!.on('data', (c) => {
-        out += String(c);
-        if (out.includes('\n')) r(out.split('\n')[0]!.trim());
-      });
-      void started.done.then((run) => reject(new Error(`registry serve exited ${run.code}: ${run.stderr}`)));
-    });
-    host = { child: started.child, url, log: () => log, done: started.done };
+    host = await startRegistryHost({ dir: prodDir, namespace: 'travel', allowedSigners: signers.allowed, token: TOKEN, cwd: work, home: join(work, 'host-home') });
 
     const manager = new ConnectionManager({ dataDir: home, env: {} });
     await manager.save({
-      profile: { name: 'prod', protected: true, enforces_approvals: true, environment: { label: 'production', colour: '#c0392b' }, target: { kind: 'http', url, auth: 'bearer' } },
+      profile: { name: 'prod', protected: true, enforces_approvals: true, environment: { label: 'production', colour: '#c0392b' }, target: { kind: 'http', url: host.url, auth: 'bearer' } },
       secrets: { token: TOKEN },
     });
     await manager.save({ profile: { name: 'stg', protected: true, target: { kind: 'local', dir: stgDir } } });
