@@ -76,7 +76,8 @@ describe('MatrixModel', () => {
   });
 
   it('counts each cell once, and agrees with the engine on every slot: trigger counts, flakiness and the report verdict', () => {
-    const slotArb = fc.constantFrom<CellRecord['outcome']>('activated', 'not_activated', 'error');
+    // `unusable`: an answer the runtime rejected (recorded as not activated, flagged invalid).
+    const slotArb = fc.constantFrom<CellRecord['outcome'] | 'unusable'>('activated', 'not_activated', 'error', 'unusable');
     fc.assert(
       fc.asyncProperty(fc.array(fc.tuple(fc.nat(1), fc.nat(2), fc.nat(2), fc.nat(3), slotArb), { maxLength: 60 }), fc.nat(1), async (raw, published) => {
         const h = header(4, cases);
@@ -84,7 +85,7 @@ describe('MatrixModel', () => {
         for (const [model, caseIndex, variantIndex, repeat, outcome] of raw) {
           const c = cases[caseIndex]!;
           const variant = c.skill === OTHER || variantIndex === published ? 'published' : 'draft';
-          cells.push(cell(h.models[model]!.spec, variant, c, repeat, outcome));
+          cells.push(outcome === 'unusable' ? cell(h.models[model]!.spec, variant, c, repeat, 'not_activated', { invalid: true }) : cell(h.models[model]!.spec, variant, c, repeat, outcome));
         }
         const m = new MatrixModel(h);
         m.add(cells);
@@ -110,7 +111,7 @@ describe('MatrixModel', () => {
               expect(m.state(row.index, col.index)).toBe('pending');
               continue;
             }
-            expect({ k: s.activated, n: s.activated + s.notActivated, errors: s.errors, flaky: m.flaky(row.index, col.index) }).toEqual(rate);
+            expect({ k: s.activated, n: s.activated + s.notActivated, errors: s.errors, invalid: s.invalid, flaky: m.flaky(row.index, col.index) }).toEqual(rate);
             expect(m.state(row.index, col.index)).toBe(verdict(fold));
             expect(m.flaky(row.index, col.index)).toBe(isFlaky(fold));
           }
