@@ -400,15 +400,25 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
       return { skill, text: record.text, ...(record.origin.kind === 'file' && { path: record.origin.path }) };
     },
     async published(draftId, text, result) {
-      const record = await drafts.get(draftId);
-      if (!record || record.origin.kind !== 'store') return;
-      const rebased: DraftRecord = {
-        ...record,
-        origin: { ...record.origin, base: { version: result.version, etag: result.etag, manifest_hash: result.manifest_hash } },
-        base_text_hash: hashText(text),
-      };
-      await keep(rebased);
-      events.emit('drafts.changed', { kind: 'rebased', id: draftId, draft: await view(rebased) });
+      // The publication is committed: an autosave that lands between this read and the rebase is
+      // rebased in its turn (the rebase depends only on what was published), never a failed publish.
+      for (let attempt = 1; ; attempt++) {
+        const record = await drafts.get(draftId);
+        if (!record || record.origin.kind !== 'store') return;
+        const rebased: DraftRecord = {
+          ...record,
+          origin: { ...record.origin, base: { version: result.version, etag: result.etag, manifest_hash: result.manifest_hash } },
+          base_text_hash: hashText(text),
+        };
+        try {
+          await keep(rebased);
+        } catch (error) {
+          if (attempt < 5 && error instanceof WorkbenchError && error.code === 'conflict' && error.details?.['reason'] === 'draft_changed') continue;
+          throw error;
+        }
+        events.emit('drafts.changed', { kind: 'rebased', id: draftId, draft: await view(rebased) });
+        return;
+      }
     },
     close: async () => {
       await closeWorkspace();
