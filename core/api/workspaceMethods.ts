@@ -104,7 +104,7 @@ interface OpenWorkspace {
 export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMethods {
   const { pool, events } = options;
   const drafts = new DraftStore(options.draftsDir);
-  const swept = removeStaleTemporaries(options.draftsDir);
+  const swept = drafts.sweep();
   let current: OpenWorkspace | undefined;
   const saving = new Map<string, Promise<unknown>>();
 

@@ -80,6 +80,8 @@ interface LockFile {
 export class FileLock {
   readonly path: string;
   private readonly clock: () => Date;
+  /** Whether this instance has removed the stale candidates it found (see {@link FileLock.run}). */
+  private candidatesSwept = false;
 
   constructor(
     private readonly dir: string,
@@ -146,11 +148,18 @@ export class FileLock {
     if (raw.includes(`"token":"${token}"`)) unlinkQuietly(this.path);
   }
 
-  /** Runs `fn` holding the lock (after a takeover, candidates the dead holder's kind left are removed first). */
+  /**
+   * Runs `fn` holding the lock. Candidates that writers which are gone left
+   * (killed between writing one and linking it) are removed first: after a
+   * takeover, and on this instance's first run.
+   */
   async run<T>(fn: () => Promise<T>, extra: Record<string, unknown> = {}): Promise<T> {
     const held = await this.acquire(extra);
     try {
-      if (held.abandoned) await this.removeStaleCandidates();
+      if (held.abandoned || !this.candidatesSwept) {
+        this.candidatesSwept = true;
+        await this.removeStaleCandidates();
+      }
       return await fn();
     } finally {
       this.release(held.token);

@@ -23,7 +23,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
-import { isTemporaryName, writeFileAtomic } from '../fs/atomic';
+import { isTemporaryName, removeStaleTemporaries, writeFileAtomic } from '../fs/atomic';
 import { FileLock } from '../fs/fileLock';
 import { processGone, selfIdentity, type ProcessMark } from '../fs/processIdentity';
 import { readFileBounded } from './read';
@@ -243,6 +243,15 @@ export class DraftStore {
   }
 
   /** Every draft: the saved ones (including those a crash left behind) and the ones only opened. */
+  /**
+   * Removes what processes killed mid-save left in the folder: half-written
+   * drafts and lock candidates whose writer is gone (a live writer's are kept).
+   */
+  async sweep(): Promise<void> {
+    await removeStaleTemporaries(this.dir);
+    await this.lock.removeStaleCandidates();
+  }
+
   async list(): Promise<DraftRecord[]> {
     let names: string[];
     try {

@@ -78,4 +78,20 @@ describe('DraftStore across processes', () => {
     const left = (await restarted.get(draft('').id))!;
     expect((await restarted.save({ ...left, text: 'after a restart' })).text).toBe('after a restart');
   });
+
+  it('sweeps what writers killed mid-save left (half-written drafts and lock candidates) and keeps a running writer\'s', async () => {
+    const store = new DraftStore(dir);
+    await store.save(draft('kept'), 0);
+    const ended = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
+    await new Promise((resolve) => ended.on('close', resolve));
+    const dead = ended.pid!;
+    const leftovers = [`lock.${dead}.0123456789abcdef01234567.tmp`, `.0123.json.${dead}.0123456789ab.tmp`];
+    const live = [`lock.${process.pid}.0123456789abcdef01234567.tmp`, `.0123.json.${process.pid}.0123456789ab.tmp`];
+    for (const name of [...leftovers, ...live]) await writeFile(join(dir, name), 'torn');
+    await new DraftStore(dir).sweep();
+    const names = await readdir(dir);
+    for (const name of leftovers) expect(names).not.toContain(name);
+    for (const name of live) expect(names).toContain(name);
+    expect((await new DraftStore(dir).list()).map((r) => r.text)).toEqual(['kept']);
+  });
 });
