@@ -7,7 +7,7 @@ import { visibleControls } from '../shell/SafeText';
 import { useCommands } from '../shell/commands';
 import { useTabsStore } from '../shell/useTabsStore';
 import { lazyView, useShellRoot, type ViewModule } from '../shell/views';
-import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { activeConnectionEnabled, useConnectionsStore, withActiveConnection } from '../connections/useConnectionsStore';
 import { CatalogView } from './CatalogView';
 import { CATALOG_HEALTH_KIND, openCatalogHealth } from './healthTab';
 import { skillsQuickOpen } from './quickOpen';
@@ -29,20 +29,8 @@ export function openCatalog(connection: string): string {
 function CatalogCommands() {
   const root = useShellRoot();
   useCommands(root, {
-    'view.catalog': {
-      enabled: () => (useConnectionsStore.getState().activeName ? true : 'No connection is active'),
-      run: () => {
-        const name = useConnectionsStore.getState().activeName;
-        if (name) openCatalog(name);
-      },
-    },
-    'catalog.showHealth': {
-      enabled: () => (useConnectionsStore.getState().activeName ? true : 'No connection is active'),
-      run: () => {
-        const name = useConnectionsStore.getState().activeName;
-        if (name) openCatalogHealth(name);
-      },
-    },
+    'view.catalog': { enabled: activeConnectionEnabled, run: () => withActiveConnection(openCatalog) },
+    'catalog.showHealth': { enabled: activeConnectionEnabled, run: () => withActiveConnection(openCatalogHealth) },
   });
   return null;
 }
@@ -53,10 +41,7 @@ export const catalogModule: ViewModule = {
     { kind: 'catalog', scope: 'catalog', component: CatalogView, icon: 'library' },
     { kind: CATALOG_HEALTH_KIND, scope: 'catalog', component: lazyView(async () => (await import('./CatalogHealthView')).CatalogHealthView), icon: 'pulse' },
   ],
-  activities: [{ id: 'catalog', title: 'Catalog', icon: 'library', order: 10, run: () => {
-    const name = useConnectionsStore.getState().activeName;
-    if (name) openCatalog(name);
-  }, command: 'view.catalog' }],
+  activities: [{ id: 'catalog', title: 'Catalog', icon: 'library', order: 10, run: () => withActiveConnection(openCatalog), command: 'view.catalog' }],
   quickOpen: [skillsQuickOpen],
   extensions: [CatalogCommands],
   intents: {

@@ -20,7 +20,7 @@ import { useShellRoot, type ViewModule } from '../shell/views';
 import { SafeText, visibleControls } from '../shell/SafeText';
 import { ConnectionDialog, useConnectionDialog } from './ConnectionDialog';
 import { textOn } from './env';
-import { colourOf, useConnection, useConnectionsStore, type ConnectionEntry, type Reachability } from './useConnectionsStore';
+import { activeConnectionEnabled, colourOf, useConnection, useConnectionsStore, type ConnectionEntry, type Reachability, withActiveConnection } from './useConnectionsStore';
 import { rereadUnanswered, watchedConnection } from '../storeData/queries';
 
 /** A profile as the store keeps it. */
@@ -375,7 +375,6 @@ function ConnectionsExtension() {
   }, []);
 
   const active = () => useConnectionsStore.getState().activeName;
-  const needActive = () => (active() ? true : 'No connection is active');
 
   useCommands(root, {
     'connection.switch': async () => {
@@ -394,8 +393,8 @@ function ConnectionsExtension() {
       if (choice) await switchConnection(choice.id);
     },
     'connection.add': () => openDialog(undefined),
-    'connection.editActive': { enabled: needActive, run: () => openDialog(active()) },
-    'connection.testActive': { enabled: needActive, run: () => testConnection(active()!) },
+    'connection.editActive': { enabled: activeConnectionEnabled, run: () => withActiveConnection(openDialog) },
+    'connection.testActive': { enabled: activeConnectionEnabled, run: () => withActiveConnection((name) => void testConnection(name)) },
     'connection.refresh': async () => {
       await refreshConnections();
       const name = active();

@@ -90,3 +90,27 @@ export function offlineReason(name: string | undefined): string | undefined {
   const r = useConnectionsStore.getState().reachability[name];
   return r?.status === 'down' ? (r.message ?? 'The connection is unreachable') : undefined;
 }
+
+/**
+ * Runs `open` with the active connection; pressed before the saved connections
+ * have loaded (the first moments after start), it runs once they have, so the
+ * chord is not lost.
+ */
+export function withActiveConnection(open: (name: string) => void): void {
+  const now = useConnectionsStore.getState();
+  if (now.loaded) {
+    if (now.activeName) open(now.activeName);
+    return;
+  }
+  const stop = useConnectionsStore.subscribe((state) => {
+    if (!state.loaded) return;
+    stop();
+    if (state.activeName) open(state.activeName);
+  });
+}
+
+/** Enabled while the connections load (the command then waits for them), or when one is active. */
+export function activeConnectionEnabled(): true | string {
+  const { loaded, activeName } = useConnectionsStore.getState();
+  return !loaded || activeName ? true : 'No connection is active';
+}

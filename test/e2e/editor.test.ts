@@ -39,11 +39,12 @@ describe('package editor (journey 1)', () => {
     // Every script the page fetches, from the sign-in on (module preloads and lazy chunks alike).
     const scripts: string[] = [];
     const page = await app.page(undefined, {
-      beforeSignIn: (p) =>
+      beforeSignIn: (p) => {
         p.on('request', (request) => {
           const path = new URL(request.url()).pathname;
           if (path.endsWith('.js')) scripts.push(path.slice(path.lastIndexOf('/') + 1));
-        }),
+        });
+      },
     });
     const monacoChunks = () => scripts.filter((name) => /^monaco-[\w-]+\.js$/.test(name));
     // The catalog (Mod+Shift+E) painted its rows, and a skill's preview opened from it.

@@ -191,7 +191,7 @@ export interface App {
    * A new browser context (of the shared browser) and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it.
    * `beforeSignIn` sees the page before its first navigation (to watch every request the workbench makes from the start).
    */
-  page(viewport?: { width: number; height: number }, options?: { beforeSignIn?: (page: Page) => void }): Promise<Page>;
+  page(viewport?: { width: number; height: number }, options?: { beforeSignIn?: (page: Page) => void | Promise<void> }): Promise<Page>;
   /** Calls a WorkbenchApi method over HTTP with the bearer token, as a script would. */
   call<T = unknown>(method: string, params?: unknown): Promise<T>;
   close(): Promise<void>;
@@ -257,7 +257,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
       ERRORS.set(page, errors);
-      options.beforeSignIn?.(page);
+      await options.beforeSignIn?.(page);
       await page.goto(await signInLink());
       await page.getByTestId('shell').waitFor();
       return page;

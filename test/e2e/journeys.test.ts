@@ -286,6 +286,37 @@ describe('newcomer journeys', () => {
     await page.context().close();
   });
 
+  it('opens the catalog from its chord pressed before the saved connections have loaded', { timeout: E2E_TIMEOUT_MS }, async () => {
+    // The workbench's first connections.list (over the socket or HTTP) is held until the chord has been pressed.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let asked = false;
+    const page = await app.page(undefined, {
+      beforeSignIn: async (p) => {
+        await p.route('**/api/connections.list', async (route) => {
+          asked = true;
+          await held;
+          await route.continue();
+        });
+        await p.routeWebSocket('**/api/ws', (ws) => {
+          const server = ws.connectToServer();
+          ws.onMessage((message) => {
+            if (typeof message === 'string' && message.includes('"connections.list"')) {
+              asked = true;
+              void held.then(() => server.send(message));
+            } else server.send(message);
+          });
+        });
+      },
+    });
+    await expect.poll(() => asked).toBe(true);
+    await expect(page.getByTestId('connection-row-default').count()).resolves.toBe(0);
+    await pressCommand(page, 'view.catalog');
+    release();
+    await page.getByTestId('catalog-row-devops/incident-response').waitFor();
+    expect(pageErrors(page)).toEqual([]);
+  });
+
   it('opens a connection\'s catalog by a click and offers its context menu; a test fills the dot', { timeout: E2E_TIMEOUT_MS }, async () => {
     const page = await app.page();
     await page.evaluate(() => localStorage.clear());
