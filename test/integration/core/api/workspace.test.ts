@@ -10,10 +10,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WorkbenchEvents } from '../../../../core/api/contract';
 import { WorkbenchApiError } from '../../../../core/api/errors';
-import { hashText } from '../../../../core/workspace/drafts';
+import { DraftStore, hashText, type DraftRecord } from '../../../../core/workspace/drafts';
 import { TRANSPORTS, openWorkbench, type Workbench } from '../../../helpers/workbench';
 import { rejection } from '../../../helpers/rejection';
 
@@ -344,6 +344,61 @@ describe('drafts after a restart', () => {
       await second.close();
     } finally {
       await rm(root, { recursive: true, force: true });
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an autosave racing a publication', () => {
+  it('rebases the draft over an autosave that lands between the rebase\'s read and its write, and reports the publication', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'skillbench-data-'));
+    const wb = await openWorkbench('direct', { dataDir });
+    const spies: { mockRestore(): void }[] = [];
+    try {
+      const published = await wb.client['packages.get']({ connection: 'default', skill: WEATHER });
+      const draft = await wb.client['packages.open']({ connection: 'default', skill: WEATHER });
+      const text = withTag(draft.text, 'raced');
+      await wb.client['drafts.save']({ id: draft.id, text });
+      const autosaved = withTag(text, 'typed-meanwhile');
+      // The rebase after the commit writes the draft once (a save carrying the new base, or a discard when
+      // nothing is left unpublished): an editor's autosave lands between its read and that write.
+      let raced = false;
+      const autosave = async (dir: string, id: string) => {
+        raced = true;
+        const other = new DraftStore(dir);
+        const current = (await other.get(id))!;
+        await other.save({ ...current, text: autosaved, updated_at: new Date().toISOString() }, current.revision ?? 0);
+      };
+      const save = DraftStore.prototype.save;
+      const discard = DraftStore.prototype.discard;
+      spies.push(
+        vi.spyOn(DraftStore.prototype, 'save').mockImplementation(async function (this: DraftStore, record: DraftRecord, revision?: number) {
+          if (!raced && record.origin.kind === 'store' && record.origin.base !== null && record.origin.base.version > published.version) await autosave(this.dir, record.id);
+          return save.call(this, record, revision);
+        }),
+        vi.spyOn(DraftStore.prototype, 'discard').mockImplementation(async function (this: DraftStore, id: string, revision?: number) {
+          if (!raced && id === draft.id) await autosave(this.dir, id);
+          return discard.call(this, id, revision);
+        }),
+      );
+      const outcome = await wb.client['publish.package']({
+        connection: 'default',
+        skill: WEATHER,
+        text,
+        base: { version: published.version, etag: published.etag },
+        idempotency_key: 'ws-test-raced',
+        draft: draft.id,
+      });
+      expect(raced).toBe(true);
+      expect(outcome.version).toBe(published.version + 1);
+      // The draft keeps what was typed meanwhile, now based on the publication: its tag is the one unpublished change.
+      const after = await wb.client['drafts.get']({ id: draft.id });
+      expect(after.text).toBe(autosaved);
+      expect(after.origin).toMatchObject({ kind: 'store', base: { version: outcome.version, etag: outcome.etag } });
+      expect(after.dirty).toBe(true);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+      await wb.close();
       await rm(dataDir, { recursive: true, force: true });
     }
   });
