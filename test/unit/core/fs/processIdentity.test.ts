@@ -25,22 +25,33 @@ function procState(pid: number): string | undefined {
 }
 
 /**
- * A zombie: `sleep 0` is started in the background, then its shell becomes a long
- * `sleep` that never reaps it. Resolves with the zombie's pid once `/proc` shows it dead.
+ * A zombie: a child is started in the background, then its shell becomes a
+ * long `sleep` that never reaps it. The child outlives the shell's `exec`
+ * (a shell may reap a child that ends before it execs); on a machine slow
+ * enough to outlast that, the attempt is repeated with a longer-lived child.
+ * Resolves with the zombie's pid once `/proc` shows it dead and unreaped.
  */
 async function zombie(): Promise<number> {
-  const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  started.push(parent);
-  const pid = await new Promise<number>((resolve, reject) => {
-    let out = '';
-    parent.stdout.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      if (out.includes('\n')) resolve(Number(out.trim()));
+  for (let lifeMs = 200; ; lifeMs *= 2) {
+    const parent = spawn('sh', ['-c', `sleep ${lifeMs / 1000} & echo $!; exec sleep 600`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    started.push(parent);
+    const pid = await new Promise<number>((resolve, reject) => {
+      let out = '';
+      parent.stdout.on('data', (c: Buffer) => {
+        out += c.toString('utf8');
+        if (out.includes('\n')) resolve(Number(out.trim()));
+      });
+      parent.on('error', reject);
     });
-    parent.on('error', reject);
-  });
-  while (procState(pid) !== 'Z') await new Promise((r) => setTimeout(r, 20));
-  return pid;
+    for (;;) {
+      const state = procState(pid);
+      if (state === 'Z') return pid;
+      // Reaped before the exec: no zombie this time.
+      if (state === undefined) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    parent.kill('SIGKILL');
+  }
 }
 
 describe('processGone', () => {
