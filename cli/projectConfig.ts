@@ -17,95 +17,34 @@
 import { dirname, join } from 'node:path';
 import { WorkbenchError } from '../core/errors';
 import { readFileBounded } from '../core/workspace/read';
+import { MAX_PROJECT_CONFIG_BYTES, PROJECT_CONFIG_FILE, parseProjectConfig, type ProjectConfig } from '../core/workspace/projectConfig';
 import { COMMAND_TABLE, CONNECTION_FLAGS, flagInfo } from './commandTable';
 import { UsageError } from './exit';
 import type { CliIo } from './io';
 
-/** The project file's name. */
-export const CONFIG_FILE = 'skillbench.config.json';
+export { PROJECT_CONFIG_FILE as CONFIG_FILE, type ProjectConfig } from '../core/workspace/projectConfig';
 /** Overrides the file's `connection`. */
 export const CONNECTION_ENV = 'SKILLBENCH_CONNECTION';
 /** Overrides the file's `models`: specs separated by commas. */
 export const MODELS_ENV = 'SKILLBENCH_MODELS';
 
-const MAX_BYTES = 64 * 1024;
-
-/** The file's contents, checked. */
-export interface ProjectConfig {
-  connection?: string;
-  models?: string[];
-  gates?: { min_accuracy?: number; min_recall?: number; min_precision?: number; fail_on_regression?: boolean };
-  limits?: { repeats?: number; concurrency?: number; timeout_ms?: number };
-}
-
-function fail(file: string, pointer: string, message: string): never {
-  throw new UsageError(`${file}: ${pointer}: ${message}`);
-}
-
-function objectAt(file: string, value: unknown, pointer: string, keys: readonly string[]): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail(file, pointer || '/', 'expected an object');
-  for (const key of Object.keys(value)) if (!keys.includes(key)) fail(file, `${pointer}/${key}`, `unknown setting (known: ${keys.join(', ')})`);
-  return value as Record<string, unknown>;
-}
-
-/** Checks a parsed file; every problem names its JSON pointer. */
-export function checkConfig(file: string, raw: unknown): ProjectConfig {
-  const top = objectAt(file, raw, '', ['$schema', 'connection', 'models', 'gates', 'limits']);
-  const config: ProjectConfig = {};
-  if (top['connection'] !== undefined) {
-    if (typeof top['connection'] !== 'string' || top['connection'].trim() === '') fail(file, '/connection', 'expected a saved connection name or a connection string');
-    config.connection = top['connection'];
-  }
-  if (top['models'] !== undefined) {
-    const models = top['models'];
-    if (!Array.isArray(models) || models.length === 0 || !models.every((m) => typeof m === 'string' && m.trim() !== '')) fail(file, '/models', 'expected a non-empty array of model specs');
-    config.models = models as string[];
-  }
-  if (top['gates'] !== undefined) {
-    const gates = objectAt(file, top['gates'], '/gates', ['min_accuracy', 'min_recall', 'min_precision', 'fail_on_regression']);
-    config.gates = {};
-    for (const key of ['min_accuracy', 'min_recall', 'min_precision'] as const) {
-      const v = gates[key];
-      if (v === undefined) continue;
-      if (typeof v !== 'number' || !(v >= 0 && v <= 1)) fail(file, `/gates/${key}`, 'expected a number from 0 to 1');
-      config.gates[key] = v;
-    }
-    if (gates['fail_on_regression'] !== undefined) {
-      if (typeof gates['fail_on_regression'] !== 'boolean') fail(file, '/gates/fail_on_regression', 'expected true or false');
-      config.gates.fail_on_regression = gates['fail_on_regression'];
-    }
-  }
-  if (top['limits'] !== undefined) {
-    const limits = objectAt(file, top['limits'], '/limits', ['repeats', 'concurrency', 'timeout_ms']);
-    config.limits = {};
-    for (const key of ['repeats', 'concurrency', 'timeout_ms'] as const) {
-      const v = limits[key];
-      if (v === undefined) continue;
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1) fail(file, `/limits/${key}`, 'expected a positive integer');
-      config.limits[key] = v;
-    }
-  }
-  return config;
-}
-
-/** Finds and reads the project file from `cwd` upwards; undefined when there is none. Reads only; creates nothing. */
+/** Finds and reads the project file from `cwd` upwards; undefined when there is none. Reads only; creates nothing. A bad file is a usage error naming it and the setting. */
 export async function loadProjectConfig(cwd: string): Promise<{ file: string; config: ProjectConfig } | undefined> {
   for (let dir = cwd; ; dir = dirname(dir)) {
-    const file = join(dir, CONFIG_FILE);
+    const file = join(dir, PROJECT_CONFIG_FILE);
     let bytes: Uint8Array | undefined;
     try {
-      bytes = await readFileBounded(file, MAX_BYTES, CONFIG_FILE);
+      bytes = await readFileBounded(file, MAX_PROJECT_CONFIG_BYTES, PROJECT_CONFIG_FILE);
     } catch (error) {
       if (!(error instanceof WorkbenchError && error.code === 'not_found')) throw error;
     }
     if (bytes !== undefined) {
-      let raw: unknown;
       try {
-        raw = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+        return { file, config: parseProjectConfig(file, bytes) };
       } catch (error) {
-        fail(file, '/', `not valid JSON: ${error instanceof Error ? error.message : String(error)}`);
+        if (error instanceof WorkbenchError && error.details?.['reason'] === 'project_config') throw new UsageError(error.message);
+        throw error;
       }
-      return { file, config: checkConfig(file, raw) };
     }
     if (dirname(dir) === dir) return undefined;
   }

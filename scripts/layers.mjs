@@ -27,6 +27,8 @@ export const ISOMORPHIC = [
   'core/interop/neutralize.ts',
   'core/interop/importSkill.ts',
   'core/interop/exportSkill.ts',
+  // The project file's check: shared by the CLI and the API contract.
+  'core/workspace/projectConfig.ts',
   'core/api/contract*.ts',
   'core/api/names.ts',
   'core/api/bridge.ts',

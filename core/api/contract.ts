@@ -29,6 +29,7 @@ import type { SkillExportReport, SkillImportReport } from '../interop/types';
 import type { CatalogHealth } from '../catalog/health';
 import type { SplitProposal } from '../catalog/split';
 import type { SelectorLimits } from '../selector/limits';
+import type { ProjectConfig } from '../workspace/projectConfig';
 import type { WorkbenchErrorCode, WorkbenchEventName, WorkbenchMethodName } from './names';
 
 export { EVENT_NAMES, METHOD_NAMES, isWorkbenchEvent, isWorkbenchMethod } from './names';
@@ -501,6 +502,16 @@ export interface WorkspaceEntry {
   /** The open draft of this file, when there is one with unsaved edits. */
   draft?: string;
 }
+
+/**
+ * The open workspace's `skillbench.config.json` (core/workspace/projectConfig):
+ * its checked defaults, or the problem that keeps them from applying (the file
+ * and the setting's JSON pointer); null when the workspace has none.
+ */
+export type ProjectConfigView =
+  | { file: string; config: ProjectConfig; problem?: undefined }
+  | { file: string; config?: undefined; problem: { message: string; pointer: string } }
+  | null;
 
 /** The open workspace. */
 export interface WorkspaceView {
@@ -1374,6 +1385,8 @@ export const METHODS = {
   /** The open workspace, or null. */
   'workspace.list': method<WorkspaceView | null>()(empty),
   'workspace.read': method<WorkspaceFile>()(z.strictObject({ path: workspacePathSchema })),
+  /** The open workspace's project defaults (`skillbench.config.json` at its root): what the evaluation setup starts from. */
+  'workspace.projectConfig': method<ProjectConfigView>()(empty),
   /**
    * Saves a workspace file atomically. `base_hash` is the hash the edit started
    * from (null for a new file): a file changed on disk since is a 409 `conflict`

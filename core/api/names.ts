@@ -71,6 +71,7 @@ export const METHOD_NAMES = Object.freeze([
   'workspace.close',
   'workspace.list',
   'workspace.open',
+  'workspace.projectConfig',
   'workspace.read',
   'workspace.save',
 ] as const);

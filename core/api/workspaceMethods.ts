@@ -14,6 +14,7 @@ import type { SkillId } from '../package/types';
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
 import { removeStaleTemporaries } from '../fs/atomic';
+import { MAX_PROJECT_CONFIG_BYTES, PROJECT_CONFIG_FILE, parseProjectConfig } from '../workspace/projectConfig';
 import { isInside, readInside, writeInside } from '../workspace/confine';
 import { discoverPackages, packagesFolder } from '../workspace/discover';
 import { DraftStore, fileDraftId, hashText, isDirty, revisionOf, storeDraftId, type DraftRecord } from '../workspace/drafts';
@@ -256,6 +257,27 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
     'workspace.list': async () => (current ? workspaceView(current) : null),
 
     'workspace.read': async (params) => readFile(requireWorkspace(), params.path),
+
+    'workspace.projectConfig': async () => {
+      const ws = requireWorkspace();
+      let bytes: Uint8Array;
+      try {
+        bytes = await readInside(ws.root, PROJECT_CONFIG_FILE, MAX_PROJECT_CONFIG_BYTES);
+      } catch (error) {
+        if (error instanceof WorkbenchError && error.code === 'not_found') return null;
+        // Too large, a link leading out, not a regular file: the defaults do not apply, and the setup says why.
+        if (error instanceof WorkbenchError) return { file: PROJECT_CONFIG_FILE, problem: { message: `${PROJECT_CONFIG_FILE}: ${error.message}`, pointer: '/' } };
+        throw error;
+      }
+      try {
+        return { file: PROJECT_CONFIG_FILE, config: parseProjectConfig(PROJECT_CONFIG_FILE, bytes) };
+      } catch (error) {
+        if (error instanceof WorkbenchError && error.details?.['reason'] === 'project_config') {
+          return { file: PROJECT_CONFIG_FILE, problem: { message: error.message, pointer: String(error.details['pointer']) } };
+        }
+        throw error;
+      }
+    },
 
     'workspace.save': async (params) => {
       const ws = requireWorkspace();

@@ -19,6 +19,8 @@ import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore
 import { useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { evalsClient } from './useEvalsStore';
+import { describeProjectDefaults, useProjectDefaults } from './projectDefaults';
+import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { openRunTab } from './tabs';
 
 type Target = 'published' | 'draft' | 'both';
@@ -41,7 +43,7 @@ export function EvalSetup({ tab }: TabViewProps) {
   const uid = useId();
   const root = useRef<HTMLDivElement>(null);
   const params = tab.params as SetupParams;
-  const [connection] = useState(params.connection ?? 'default');
+  const [connection, setConnection] = useState(params.connection ?? 'default');
   const [skills, setSkills] = useState<string[]>([]);
   const [skill, setSkill] = useState(params.skill ?? '');
   const [drafts, setDrafts] = useState<DraftView[] | string>([]);
@@ -59,6 +61,26 @@ export function EvalSetup({ tab }: TabViewProps) {
   const [planError, setPlanError] = useState<string | null>(null);
   const [planning, setPlanning] = useState(false);
   const [starting, setStarting] = useState(false);
+  /** The gates and timeout of the workspace's project file: the run's verdict judges them, as `skillbench eval` does. */
+  const [projectGates, setProjectGates] = useState<WorkbenchParams['evals.start']['gates']>(undefined);
+  const [timeoutMs, setTimeoutMs] = useState<number | undefined>(undefined);
+
+  // The workspace's skillbench.config.json gives the starting setup, applied once when it arrives;
+  // what the tab was opened with (a connection) wins over the file.
+  const project = useProjectDefaults();
+  const applied = useRef(false);
+  useEffect(() => {
+    if (applied.current || !project?.config) return;
+    applied.current = true;
+    const { config } = project;
+    if (config.models) setModels(config.models);
+    if (config.limits?.repeats !== undefined) setRepeats(Math.min(100, config.limits.repeats));
+    if (config.limits?.concurrency !== undefined) setConcurrency(Math.min(64, config.limits.concurrency));
+    if (config.limits?.timeout_ms !== undefined) setTimeoutMs(Math.max(100, Math.min(600_000, config.limits.timeout_ms)));
+    if (config.gates && Object.keys(config.gates).length > 0) setProjectGates(config.gates);
+    // Only a saved connection can be evaluated here (a connection string is the CLI's).
+    if (params.connection === undefined && config.connection && useConnectionsStore.getState().connections.some((c) => c.name === config.connection)) setConnection(config.connection);
+  }, [project, params.connection]);
 
   useEffect(() => {
     let live = true;
@@ -110,8 +132,19 @@ export function EvalSetup({ tab }: TabViewProps) {
     if (!skillId || models.length === 0 || bindings.error) return undefined;
     if (target !== 'published' && !draft) return undefined;
     const targets = target === 'published' ? [{ kind: 'published' as const, skill: skillId }] : [{ kind: 'draft' as const, draft: draft!.id }];
-    return { targets, models, ...(resourceModel && { resource_model: resourceModel }), connection, compare_published: target === 'both', repeats, concurrency, ...(bindings.value && { bindings: bindings.value }) };
-  }, [skillId, models, resourceModel, bindings, target, draft, connection, repeats, concurrency]);
+    return {
+      targets,
+      models,
+      ...(resourceModel && { resource_model: resourceModel }),
+      connection,
+      compare_published: target === 'both',
+      repeats,
+      concurrency,
+      ...(timeoutMs !== undefined && { timeout_ms: timeoutMs }),
+      ...(projectGates && { gates: projectGates }),
+      ...(bindings.value && { bindings: bindings.value }),
+    };
+  }, [skillId, models, resourceModel, bindings, target, draft, connection, repeats, concurrency, timeoutMs, projectGates]);
 
   useEffect(() => {
     if (!request) {
@@ -182,6 +215,18 @@ export function EvalSetup({ tab }: TabViewProps) {
           Run <kbd>{runKey()}</kbd>
         </button>
       </div>
+      {project?.config && (
+        <div className="eval-project-defaults" data-testid="eval-project-defaults">
+          <span>
+            Defaults from <span className="mono">{project.file}</span>: {describeProjectDefaults(project.config) || 'nothing set'}
+          </span>
+        </div>
+      )}
+      {project?.problem && (
+        <div className="inline-error eval-project-defaults" data-testid="eval-project-defaults-problem" role="alert">
+          {project.problem.message}. The built-in defaults apply until the file is fixed.
+        </div>
+      )}
       <div className="eval-setup-body">
         <section className="form-grid eval-form">
           <label htmlFor={`${uid}-skill`}>Skill</label>

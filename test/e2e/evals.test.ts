@@ -6,6 +6,9 @@
  * the Failures filter and the keyboard drive the trace drawer, and every
  * number on screen equals the run's JSON report.
  */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatCount, formatP, formatRate } from '../../core/report/format';
@@ -287,4 +290,63 @@ describe('journey 7: a live evaluation in the workbench', () => {
     },
     E2E_TIMEOUT_MS,
   );
+});
+
+describe("the workspace's skillbench.config.json in the evaluation setup", () => {
+  let app: App;
+  let ws: string;
+
+  beforeAll(async () => {
+    ws = await mkdtemp(join(tmpdir(), 'skillbench-e2e-project-'));
+    await mkdir(join(ws, 'skills', 'packages'), { recursive: true });
+    app = await startApp();
+    await app.call('workspace.open', { dir: ws });
+  }, E2E_SETUP_TIMEOUT_MS);
+  afterAll(async () => {
+    await app?.close();
+    await rm(ws, { recursive: true, force: true });
+  });
+
+  it('starts from the models, repeats and gates the CLI reads from the same file, and says which setting of a broken file is wrong', { timeout: E2E_TIMEOUT_MS }, async () => {
+    await writeFile(
+      join(ws, 'skillbench.config.json'),
+      JSON.stringify({ models: ['baseline:embedding'], gates: { min_accuracy: 0.9, fail_on_regression: true }, limits: { repeats: 3, concurrency: 2 } }),
+    );
+    const page = await app.page();
+    await page.getByTestId('activity-evals').click();
+    await page.getByTestId('eval-new').click();
+    const setup = page.locator('[data-testid="eval-setup"]:visible');
+    await setup.waitFor();
+    await expect
+      .poll(() => setup.getByTestId('eval-project-defaults').textContent(), { timeout: UI_WAIT_MS })
+      .toBe('Defaults from skillbench.config.json: models baseline:embedding · repeats 3 · concurrency 2 · min accuracy 0.9 · fail on regression');
+    await expect(setup.getByTestId('eval-repeats').inputValue()).resolves.toBe('3');
+    await expect(setup.getByLabel('Concurrency').inputValue()).resolves.toBe('2');
+    await expect(setup.getByLabel('baseline:embedding').isChecked()).resolves.toBe(true);
+    await expect(setup.getByLabel('baseline:lexical').isChecked()).resolves.toBe(false);
+    // The plan counts one model at three repeats.
+    let cases = 0;
+    await expect
+      .poll(
+        async () => {
+          const found = /(\d+) cases/.exec((await setup.getByTestId('plan-catalog').first().textContent()) ?? '');
+          cases = found ? Number(found[1]) : 0;
+          return cases > 0 && (await setup.getByTestId('plan-cells').textContent()) === formatCount(cases * 3);
+        },
+        { timeout: UI_WAIT_MS },
+      )
+      .toBe(true);
+    await screenshotSizes(page, 'evals-setup-project-defaults');
+
+    // A wrong setting: the setup names the file and the setting, and starts from the built-in defaults.
+    await writeFile(join(ws, 'skillbench.config.json'), JSON.stringify({ limits: { repeats: 0 } }));
+    await page.getByTestId('tab-close-evals.setup:default:').click();
+    await page.getByTestId('eval-new').click();
+    const second = page.locator('[data-testid="eval-setup"]:visible');
+    await expect
+      .poll(() => second.getByTestId('eval-project-defaults-problem').textContent(), { timeout: UI_WAIT_MS })
+      .toBe('skillbench.config.json: /limits/repeats: expected a positive integer. The built-in defaults apply until the file is fixed.');
+    await expect(second.getByTestId('eval-repeats').inputValue()).resolves.toBe('1');
+    expect(pageErrors(page)).toEqual([]);
+  });
 });

@@ -403,3 +403,43 @@ describe('an autosave racing a publication', () => {
     }
   });
 });
+
+describe('the workspace\'s project file', () => {
+  it('gives the checked defaults of skillbench.config.json at the root, the setting at fault in a broken one, and nothing through a link or without a file', async () => {
+    const root = await exampleWorkspace();
+    const outside = await mkdtemp(join(tmpdir(), 'skillbench-outside-'));
+    const wb = await openWorkbench('direct');
+    try {
+      expect((await failure(wb.client['workspace.projectConfig']())).data).toMatchObject({ code: 'not_found' });
+      await wb.client['workspace.open']({ dir: root });
+      expect(await wb.client['workspace.projectConfig']()).toBeNull();
+
+      const file = join(root, 'skillbench.config.json');
+      await writeFile(file, JSON.stringify({ models: ['baseline:lexical'], gates: { min_recall: 0.8 }, limits: { repeats: 2 } }));
+      expect(await wb.client['workspace.projectConfig']()).toEqual({
+        file: 'skillbench.config.json',
+        config: { models: ['baseline:lexical'], gates: { min_recall: 0.8 }, limits: { repeats: 2 } },
+      });
+
+      await writeFile(file, JSON.stringify({ gates: { min_recall: 1.5 } }));
+      expect(await wb.client['workspace.projectConfig']()).toEqual({
+        file: 'skillbench.config.json',
+        problem: { message: 'skillbench.config.json: /gates/min_recall: expected a number from 0 to 1', pointer: '/gates/min_recall' },
+      });
+      await writeFile(file, '{"models": [');
+      expect(await wb.client['workspace.projectConfig']()).toMatchObject({ problem: { pointer: '/', message: expect.stringMatching(/^skillbench\.config\.json: \/: not valid JSON/) } });
+
+      // A link that leads out of the workspace is not followed: the outside file's settings never apply.
+      await rm(file);
+      await writeFile(join(outside, 'skillbench.config.json'), JSON.stringify({ models: ['baseline:embedding'] }));
+      await symlink(join(outside, 'skillbench.config.json'), file);
+      const linked = await wb.client['workspace.projectConfig']();
+      expect(linked?.config).toBeUndefined();
+      expect(linked?.problem?.message).not.toContain(outside);
+    } finally {
+      await wb.close();
+      await rm(root, { recursive: true, force: true });
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
