@@ -20,6 +20,7 @@ import { skillKey, type Finding, type SkillAuthoringLimits, type SkillId, type S
 import { compareIds, defaultBindings } from '../core/selector/bindings';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from '../core/selector/limits';
 import { pinCandidates } from '../core/selector/pinning';
+import { deepFreeze } from '../core/workspace/catalog';
 import { activationEntry, renderCatalog } from '../core/selector/render';
 import type { PinningRecord, SkillBinding } from '../core/selector/types';
 import { StoreError, isStoreError } from '../core/store/errors';
@@ -353,7 +354,8 @@ export function freezeCatalog(base: SkillRegistryReader, requests: readonly Cand
   const pinned = new Map<string, CandidateResult>();
   requests.forEach((r, i) => {
     const result = results[i];
-    if (result) pinned.set(`${r.namespace}/${r.name}@${String(r.version)}`, result);
+    // A frozen copy: every cell shares it, and its frozen lists let the selector render each catalog line once.
+    if (result) pinned.set(`${r.namespace}/${r.name}@${String(r.version)}`, Object.isFrozen(result) ? result : deepFreeze(structuredClone(result)));
   });
   const manifests = new Map<string, Promise<SkillManifest>>();
   const resources = new Map<string, Promise<SkillResourceBody>>();

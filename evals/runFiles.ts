@@ -131,7 +131,8 @@ export async function cutTornTail(file: string, scan: CellsScan): Promise<void> 
  * Lines are whole within a write, so a kill can still tear only the last line.
  */
 export class CellWriter {
-  private pending: Buffer[] = [];
+  /** Serialized lines waiting for the next write, each ending in a newline. */
+  private pending: string[] = [];
   private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
 
@@ -144,7 +145,8 @@ export class CellWriter {
 
   /** Appends one cell; resolves when its line is written. */
   append(cell: CellRecord): Promise<void> {
-    const line = Buffer.from(`${JSON.stringify(cell)}\n`, 'utf8');
+    // Serialized now, so a cell changed after this call is recorded as it was.
+    const line = `${JSON.stringify(cell)}\n`;
     return new Promise<void>((resolve, reject) => {
       this.pending.push(line);
       this.waiters.push({ resolve, reject });
@@ -154,7 +156,8 @@ export class CellWriter {
 
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
-      const batch = Buffer.concat(this.pending);
+      // One string and one encoding per batch: a buffer per line costs more than the write.
+      const batch = Buffer.from(this.pending.join(''), 'utf8');
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];

@@ -29,9 +29,11 @@ import type { SelectionContext, SkillBinding } from '../core/selector/types';
 import type { SkillRegistryReader } from '../core/store/types';
 import { Aggregator } from './aggregate';
 import { cachedModel, type AnswerCache, type CacheStats } from './cache';
-import { AdaptiveLimiter } from './limiter';
 import { redactValue } from '../core/redact';
-import { CellWriter, RUN_FILES, cutTornTail, lockRunDir, readHeader, scanCells, writeHeader, writeSummary } from './runFiles';
+import { ProgressTracker, type RunProgress } from './runProgress';
+import { openRunHeader, resumeCells } from './runRecord';
+import { RUN_FILES, lockRunDir, writeSummary, type CellWriter } from './runFiles';
+import { dispatchProvider, providerLimiters, providerOf, rateLimited, type RateLimitEvent } from './runSchedule';
 import type { EvalCase } from './suite';
 import type { CaseInfo, CatalogRecord, CellRecord, EvalSummary, ModelInfo, RunHeader, VariantInfo } from './types';
 import type { GateOptions } from './verdict';
@@ -101,57 +103,15 @@ export interface RunEvalOptions {
   redact?: (text: string) => string;
 }
 
-/** One model's share of a run's progress: its column of the matrix. */
-export interface ModelProgress {
-  spec: string;
-  /** Cells of this model recorded, including those found from an earlier attempt. */
-  done: number;
-  total: number;
-  errors: number;
-  /** Cells of this model run by this process. */
-  executed: number;
-  /** Cells per second of this model run by this process so far. */
-  rate: number;
-  /** Estimated milliseconds until this model's cells are recorded: 0 when done, null while unknown or once stopped. */
-  etaMs: number | null;
-  /**
-   * `complete`: every cell recorded; `stopped`: its cells were stopped before
-   * they were all recorded (never shown as complete); `running` otherwise.
-   */
-  status: 'running' | 'stopped' | 'complete';
-}
-
-/** Progress of a run. */
-export interface RunProgress {
-  /** Cells recorded, including those found from an earlier attempt. */
-  done: number;
-  total: number;
-  /** Error cells among `done`. */
-  errors: number;
-  /** Cells run by this process. */
-  executed: number;
-  /** Cells found from an earlier attempt. */
-  resumed: number;
-  /** Milliseconds since this process started the run. */
-  elapsedMs: number;
-  /** Cells per second run by this process so far (0 before the first finishes). */
-  rate: number;
-  /**
-   * Estimated milliseconds until every cell still scheduled is recorded at
-   * that rate (a stopped model's missing cells are not scheduled): 0 when
-   * nothing is left, null while there is no rate yet.
-   */
-  etaMs: number | null;
-  /** Each model's column, in the order of the models given. */
-  models: ModelProgress[];
-}
+export type { ModelProgress, RunProgress } from './runProgress';
+export { providerOf } from './runSchedule';
 
 /** Callbacks of {@link runEval}; all optional, none may throw. */
 export interface RunHooks {
   /** `snapshot` reads the progress at any time until the run returns (a display ticking between cells). */
   onStart?(info: { header: RunHeader; runDir: string; progress: RunProgress; tornLine: boolean; snapshot: () => RunProgress }): void;
   onCell?(cell: CellRecord, progress: RunProgress): void;
-  onRateLimit?(event: { provider: string; model: string; concurrency: number; waitMs: number; retry: number }): void;
+  onRateLimit?(event: RateLimitEvent): void;
 }
 
 /** Result of {@link runEval}. */
@@ -168,12 +128,6 @@ export interface RunResult {
 
 /** Default highest concurrency per provider. */
 export const DEFAULT_CONCURRENCY = 4;
-
-/** The provider prefix of a spec (`openai:fast` → `openai`): the unit of concurrency and rate limits. */
-export function providerOf(spec: string): string {
-  const i = spec.indexOf(':');
-  return i < 0 ? spec : spec.slice(0, i);
-}
 
 /** The key of a cell, as reports link to it. */
 export function cellKey(model: string, variant: string, caseId: string, repeat: number): string {
@@ -202,10 +156,53 @@ export function configHash(input: { models: ModelInfo[]; resourceModel?: string;
   return createHash('sha256').update(material).digest('hex').slice(0, 16);
 }
 
+/** One (variant, case) pair of the matrix, with what every cell of it shares. */
 interface Unit {
-  plan: EvalSkillPlan;
   variant: EvalVariantPlan;
   case: EvalCase;
+  /** The selector's context, built once per unit instead of once per cell. */
+  context: SelectionContext | undefined;
+}
+
+/** The validated matrix of a run: its units and what its header records. */
+interface RunMatrix {
+  units: Unit[];
+  variants: VariantInfo[];
+  catalogs: Record<string, CatalogRecord>;
+  cases: CaseInfo[];
+  extras: Record<string, string>;
+}
+
+/** Checks the skills of a run and lays out its units (variants × cases, per skill); throws `invalid_request` for an inconsistent plan. */
+function planMatrix(skills: readonly EvalSkillPlan[]): RunMatrix {
+  const units: Unit[] = [];
+  const variants: VariantInfo[] = [];
+  const catalogs: Record<string, CatalogRecord> = {};
+  const cases: CaseInfo[] = [];
+  const extras: Record<string, string> = {};
+  const seenCases = new Set<string>();
+  const seenVariants = new Set<string>();
+  for (const plan of skills) {
+    if (plan.extras !== undefined) extras[plan.skill] = plan.extras;
+    if (plan.cases.length === 0) throw new WorkbenchError('invalid_request', `${plan.skill} has no cases to evaluate`);
+    if (plan.variants.length === 0) throw new WorkbenchError('invalid_request', `${plan.skill} has no variant to evaluate`);
+    for (const c of plan.cases) {
+      if (c.skill !== plan.skill) throw new WorkbenchError('invalid_request', `case ${c.id} belongs to ${c.skill}, not ${plan.skill}`);
+      if (seenCases.has(c.id)) throw new WorkbenchError('invalid_request', `case ${c.id} is given twice`);
+      seenCases.add(c.id);
+      cases.push(c);
+    }
+    for (const v of plan.variants) {
+      const key = `${v.info.label}|${plan.skill}`;
+      if (v.info.skill !== plan.skill) throw new WorkbenchError('invalid_request', `variant ${v.info.label} is of ${v.info.skill}, not ${plan.skill}`);
+      if (seenVariants.has(key)) throw new WorkbenchError('invalid_request', `variant ${v.info.label} of ${plan.skill} is given twice`);
+      seenVariants.add(key);
+      variants.push(v.info);
+      catalogs[key] = v.catalog;
+      for (const c of plan.cases) units.push({ variant: v, case: c, context: c.context !== undefined ? { objective: c.context } : undefined });
+    }
+  }
+  return { units, variants, catalogs, cases, extras };
 }
 
 function emptyTrace(boundary: EvalCase['boundary']): SelectionTrace {
@@ -235,22 +232,6 @@ function isCancellation(error: unknown): boolean {
 function message(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.length > 500 ? `${text.slice(0, 500)}...` : text;
-}
-
-/** Waits `ms`; resolves true when `signal` aborted first. */
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(true);
-  return new Promise((done) => {
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      done(false);
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      done(true);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 const RESOURCE_FAILURES = new Set(['skill_resource_selection_failed', 'skill_resource_selection_timeout']);
@@ -302,13 +283,8 @@ export function cellFromResult(
   return cell;
 }
 
-/**
- * Runs (or resumes) an evaluation. Throws `invalid_request` for an empty or
- * inconsistent matrix, `conflict` when the run directory belongs to another
- * configuration or another live runner; model and registry failures become
- * `error` cells instead.
- */
-export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Promise<RunResult> {
+/** Checks the scalar options of a run; returns repeats, concurrency and the resolved selector limits. */
+function checkOptions(options: RunEvalOptions): { repeats: number; concurrency: number; limits: SelectorLimits } {
   const repeats = options.repeats ?? 1;
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isSafeInteger(repeats) || repeats < 1) throw new WorkbenchError('invalid_request', `repeats must be a positive integer, got ${repeats}`);
@@ -319,35 +295,155 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
   if (new Set(specs).size !== specs.length) throw new WorkbenchError('invalid_request', 'the same model is given twice');
   const resolvedLimits = resolveSelectorLimits(options.limits ?? {});
   if (!resolvedLimits.ok) throw new WorkbenchError('invalid_request', `invalid selector limits: ${resolvedLimits.issues.map((i) => i.message).join('; ')}`);
-  const limits = resolvedLimits.limits;
+  return { repeats, concurrency, limits: resolvedLimits.limits };
+}
 
-  const units: Unit[] = [];
-  const variants: VariantInfo[] = [];
-  const catalogs: Record<string, CatalogRecord> = {};
-  const cases: CaseInfo[] = [];
-  const extras: Record<string, string> = {};
-  const seenCases = new Set<string>();
-  const seenVariants = new Set<string>();
-  for (const plan of options.skills) {
-    if (plan.extras !== undefined) extras[plan.skill] = plan.extras;
-    if (plan.cases.length === 0) throw new WorkbenchError('invalid_request', `${plan.skill} has no cases to evaluate`);
-    if (plan.variants.length === 0) throw new WorkbenchError('invalid_request', `${plan.skill} has no variant to evaluate`);
-    for (const c of plan.cases) {
-      if (c.skill !== plan.skill) throw new WorkbenchError('invalid_request', `case ${c.id} belongs to ${c.skill}, not ${plan.skill}`);
-      if (seenCases.has(c.id)) throw new WorkbenchError('invalid_request', `case ${c.id} is given twice`);
-      seenCases.add(c.id);
-      cases.push(c);
-    }
-    for (const v of plan.variants) {
-      const key = `${v.info.label}|${plan.skill}`;
-      if (v.info.skill !== plan.skill) throw new WorkbenchError('invalid_request', `variant ${v.info.label} is of ${v.info.skill}, not ${plan.skill}`);
-      if (seenVariants.has(key)) throw new WorkbenchError('invalid_request', `variant ${v.info.label} of ${plan.skill} is given twice`);
-      seenVariants.add(key);
-      variants.push(v.info);
-      catalogs[key] = v.catalog;
-      for (const c of plan.cases) units.push({ plan, variant: v, case: c });
-    }
+/** What one cell's execution needs besides its coordinates. */
+interface CellContext {
+  options: RunEvalOptions;
+  specs: readonly string[];
+  resourceSpec: string | undefined;
+  limits: SelectorLimits;
+  /** The activation models, each under its provider's limiter. */
+  limited: readonly ModelClient[];
+  limitedResource: ModelClient | undefined;
+  /** Aborts the selector calls in flight (a hard stop). */
+  hard: AbortSignal;
+}
+
+/**
+ * A model client that counts one cell's calls, cached calls and cost, and
+ * sends the cell's repeat as the seed (before the answer cache, so the seed is
+ * part of the cache key too). Both selectors' calls count in the cell.
+ */
+class CellMeter {
+  calls = 0;
+  cachedCalls = 0;
+  cost: number | null = 0;
+
+  constructor(private readonly repeat: number) {}
+
+  wrap(model: ModelClient, limitedModel: ModelClient, cache: AnswerCache | undefined): ModelClient {
+    const base = cache && !model.isBaseline ? cachedModel(limitedModel, cache, this.repeat) : limitedModel;
+    return {
+      spec: base.spec,
+      isBaseline: base.isBaseline,
+      generate: async (request: GenerateRequest): Promise<GenerateResult> => {
+        const result = await base.generate({ ...request, seed: this.repeat });
+        this.calls++;
+        if (result.cached) this.cachedCalls++;
+        this.cost = this.cost === null || result.costUsd === null || !Number.isFinite(result.costUsd) ? null : this.cost + result.costUsd;
+        return result;
+      },
+    };
   }
+}
+
+/**
+ * Runs the cell (model `m`, `unit`, `repeat`) through the selector and returns
+ * its record (redacted), or undefined when a hard stop cancelled it. A model
+ * or registry failure is an `error` cell, never a rejection.
+ */
+async function executeCell(ctx: CellContext, m: number, unit: Unit, repeat: number): Promise<CellRecord | undefined> {
+  const { options, specs } = ctx;
+  const meter = new CellMeter(repeat);
+  const metered = meter.wrap(options.models[m]!, ctx.limited[m]!, options.cache);
+  const meteredResource = options.resourceModel && ctx.limitedResource ? meter.wrap(options.resourceModel, ctx.limitedResource, options.cache) : undefined;
+  const c = unit.case;
+  const started = performance.now();
+  let cell: CellRecord;
+  try {
+    const result = await selectForRequest({
+      request: c.request,
+      boundary: c.boundary,
+      bindings: unit.variant.bindings,
+      registry: unit.variant.registry,
+      model: metered,
+      ...(meteredResource && { resourceModel: meteredResource }),
+      limits: ctx.limits,
+      ...(unit.context && { context: unit.context }),
+      signal: ctx.hard,
+    });
+    cell = cellFromResult(result, { model: specs[m]!, variant: unit.variant.info.label, case: c, repeat }, { costUsd: meter.cost, cached: meter.calls > 0 && meter.cachedCalls === meter.calls });
+  } catch (error) {
+    if (ctx.hard.aborted || isCancellation(error)) return undefined;
+    cell = {
+      key: cellKey(specs[m]!, unit.variant.info.label, c.id, repeat),
+      model: specs[m]!,
+      variant: unit.variant.info.label,
+      case: c.id,
+      skill: c.skill,
+      repeat,
+      expect: c.expect,
+      outcome: 'error',
+      invalid: false,
+      activated: [],
+      resources: [],
+      resources_correct: null,
+      diagnostics: [],
+      latency_ms: Math.round(performance.now() - started),
+      input_tokens: 0,
+      output_tokens: 0,
+      cost_usd: meter.cost,
+      cached: false,
+      error: message(error),
+      trace: errorTrace(c.boundary, { activation: specs[m]!, resource: ctx.resourceSpec ?? specs[m]! }),
+      finished_at: new Date().toISOString(),
+    };
+  }
+  if (cell.outcome === 'error' && cell.latency_ms === 0) cell.latency_ms = Math.round(performance.now() - started);
+  return options.redact ? redactValue(cell, options.redact) : cell;
+}
+
+/**
+ * The run's stop controls: `stop` schedules no new cells, `hard` also aborts
+ * the cells in flight. `follow` makes them obey the caller's signals (once
+ * the run starts scheduling), `detach` lets go of those signals.
+ */
+function stopControls(options: RunEvalOptions): { stop: AbortController; hard: AbortController; abortHard: () => void; follow: () => void; detach: () => void } {
+  const stop = new AbortController();
+  const hard = new AbortController();
+  // Every cell in flight listens on these (the model call's abort): a warning at 10 would be noise.
+  setMaxListeners(0, stop.signal, hard.signal);
+  const onStop = () => stop.abort();
+  const abortHard = () => {
+    stop.abort();
+    hard.abort();
+  };
+  return {
+    stop,
+    hard,
+    abortHard,
+    follow: () => {
+      if (options.stopSignal?.aborted) onStop();
+      if (options.signal?.aborted) abortHard();
+      options.stopSignal?.addEventListener('abort', onStop, { once: true });
+      options.signal?.addEventListener('abort', abortHard, { once: true });
+    },
+    detach: () => {
+      options.stopSignal?.removeEventListener('abort', onStop);
+      options.signal?.removeEventListener('abort', abortHard);
+    },
+  };
+}
+
+/**
+ * Runs (or resumes) an evaluation. Throws `invalid_request` for an empty or
+ * inconsistent matrix, `conflict` when the run directory belongs to another
+ * configuration or another live runner; model and registry failures become
+ * `error` cells instead.
+ *
+ * The steps: check the options and lay out the matrix ({@link planMatrix});
+ * lock the run directory and bind it to this configuration's header; read back
+ * the cells an earlier attempt recorded ({@link resumeCells}); schedule the
+ * missing cells per provider ({@link dispatchProvider}), each run by
+ * {@link executeCell}, appended to `cells.jsonl`, aggregated and counted
+ * ({@link ProgressTracker}); write the summary.
+ */
+export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Promise<RunResult> {
+  const { repeats, concurrency, limits } = checkOptions(options);
+  const specs = options.models.map((m) => m.spec);
+  const { units, variants, catalogs, cases, extras } = planMatrix(options.skills);
   const models: ModelInfo[] = options.models.map((m) => ({ spec: m.spec, isBaseline: m.isBaseline }));
   const resourceSpec = options.resourceModel?.spec;
   const hash = configHash({ models, ...(resourceSpec !== undefined && { resourceModel: resourceSpec }), variants, catalogs, cases, repeats, limits });
@@ -357,255 +453,100 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
   const unlock = await lockRunDir(runDir);
   let writer: CellWriter | undefined;
   try {
-    let header = await readHeader(runDir);
-    if (header && header.config_hash !== hash) {
-      throw new WorkbenchError('conflict', `${runDir} holds the run of another configuration (config ${header.config_hash}, this one is ${hash}); use another --out folder`);
-    }
-    if (!header) {
-      header = {
-        format: 'skillbench.eval/v1',
-        run_id: randomUUID(),
-        started_at: new Date().toISOString(),
-        config_hash: hash,
-        models,
-        ...(resourceSpec !== undefined && { resource_model: resourceSpec }),
-        variants,
-        catalogs,
-        repeats,
-        concurrency,
-        cases,
-        ...(Object.keys(extras).length > 0 && { extras }),
-        limits,
-      };
-      await writeHeader(runDir, header);
-    }
+    const header = await openRunHeader(runDir, hash, () => ({
+      format: 'skillbench.eval/v1',
+      run_id: randomUUID(),
+      started_at: new Date().toISOString(),
+      config_hash: hash,
+      models,
+      ...(resourceSpec !== undefined && { resource_model: resourceSpec }),
+      variants,
+      catalogs,
+      repeats,
+      concurrency,
+      cases,
+      ...(Object.keys(extras).length > 0 && { extras }),
+      limits,
+    }));
 
     const M = models.length;
     const U = units.length;
     const total = repeats * U * M;
-    const unitIndex = new Map(units.map((u, i) => [`${u.variant.info.label}|${u.case.id}`, i]));
-    const modelIndex = new Map(specs.map((s, i) => [s, i]));
     const done = new Uint8Array(total);
     const aggregator = new Aggregator(header);
-    const progress = { done: 0, total, errors: 0, executed: 0, resumed: 0 };
-    const perModel = specs.map(() => ({ done: 0, errors: 0, executed: 0 }));
-    const modelTotal = repeats * U;
-    // stop: no new cells; hard: also abort the cells in flight; a model's stop: no new cells of that model.
-    const stop = new AbortController();
-    const hard = new AbortController();
+    const controls = stopControls(options);
     const modelStops = specs.map((s) => options.modelStopSignals?.get(s));
-    const modelStopped = (m: number) => stop.signal.aborted || modelStops[m]?.aborted === true;
-    let started = performance.now();
-    // Rate and ETA are computed here, once, so every reader (a terminal bar, a UI) shows the same numbers.
-    const snapshot = (): RunProgress => {
-      const elapsedMs = performance.now() - started;
-      const perSecond = (n: number) => (elapsedMs > 0 ? n / (elapsedMs / 1000) : 0);
-      const rate = perSecond(progress.executed);
-      let scheduled = 0;
-      const columns = perModel.map((c, m): ModelProgress => {
-        const left = modelTotal - c.done;
-        const stopped = left > 0 && modelStopped(m);
-        if (!stopped) scheduled += left;
-        const modelRate = perSecond(c.executed);
-        const etaMs = left === 0 ? 0 : stopped ? null : modelRate > 0 ? (left / modelRate) * 1000 : null;
-        return { spec: specs[m]!, done: c.done, total: modelTotal, errors: c.errors, executed: c.executed, rate: modelRate, etaMs, status: left === 0 ? 'complete' : stopped ? 'stopped' : 'running' };
-      });
-      const etaMs = scheduled === 0 ? 0 : rate > 0 ? (scheduled / rate) * 1000 : null;
-      return { ...progress, elapsedMs, rate, etaMs, models: columns };
-    };
-    const count = (m: number, cell: CellRecord, resumed: boolean) => {
-      const column = perModel[m]!;
-      progress.done++;
-      column.done++;
-      if (resumed) progress.resumed++;
-      else {
-        progress.executed++;
-        column.executed++;
-      }
-      if (cell.outcome === 'error') {
-        progress.errors++;
-        column.errors++;
-      }
+    const modelStoppedAlone = (m: number) => modelStops[m]?.aborted === true;
+    const progress = new ProgressTracker(specs, repeats * U, (m) => controls.stop.signal.aborted || modelStoppedAlone(m));
+    const snapshot = () => progress.snapshot();
+
+    const unitIndex = new Map(units.map((u, i) => [`${u.variant.info.label}|${u.case.id}`, i]));
+    const modelIndex = new Map(specs.map((s, i) => [s, i]));
+    const resumed = await resumeCells(
+      cellsFile,
+      done,
+      (cell) => {
+        const u = unitIndex.get(`${cell.variant}|${cell.case}`);
+        const m = modelIndex.get(cell.model);
+        if (u === undefined || m === undefined || !Number.isSafeInteger(cell.repeat) || cell.repeat < 0 || cell.repeat >= repeats) return undefined;
+        return (cell.repeat * U + u) * M + m;
+      },
+      (cell) => {
+        aggregator.add(cell);
+        progress.count(modelIndex.get(cell.model)!, cell, true);
+      },
+    );
+    writer = resumed.writer;
+    const cellWriter = writer;
+    progress.restartClock();
+    hooks.onStart?.({ header, runDir, progress: snapshot(), tornLine: resumed.tornLine, snapshot });
+    controls.follow();
+
+    const { byProvider, limiters } = providerLimiters(specs, resourceSpec, concurrency, options.limiter);
+    const rateOptions = { maxRetries: options.maxRateLimitRetries ?? 6, maxWaitMs: options.maxRateLimitWaitMs ?? 60_000, ...(hooks.onRateLimit && { onRateLimit: (e: RateLimitEvent) => hooks.onRateLimit!(e) }) };
+    const limit = (model: ModelClient) => rateLimited(model, limiters.get(providerOf(model.spec))!, rateOptions);
+    const ctx: CellContext = {
+      options,
+      specs,
+      resourceSpec,
+      limits,
+      limited: options.models.map(limit),
+      limitedResource: options.resourceModel ? limit(options.resourceModel) : undefined,
+      hard: controls.hard.signal,
     };
 
-    const scan = await scanCells(cellsFile, (cell) => {
-      const u = unitIndex.get(`${cell.variant}|${cell.case}`);
-      const m = modelIndex.get(cell.model);
-      if (u === undefined || m === undefined || !Number.isSafeInteger(cell.repeat) || cell.repeat < 0 || cell.repeat >= repeats) return;
-      const index = (cell.repeat * U + u) * M + m;
-      if (done[index]) return;
-      done[index] = 1;
-      aggregator.add(cell);
-      count(m, cell, true);
-    });
-    await cutTornTail(cellsFile, scan);
-    writer = await CellWriter.open(cellsFile);
-    started = performance.now();
-    hooks.onStart?.({ header, runDir, progress: snapshot(), tornLine: scan.totalBytes > scan.validBytes, snapshot });
-
-    // Every cell in flight listens on these (the model call's abort): a warning at 10 would be noise.
-    setMaxListeners(0, stop.signal, hard.signal);
     let fatal: unknown;
-    const onStop = () => stop.abort();
-    const onHard = () => {
-      stop.abort();
-      hard.abort();
-    };
-    if (options.stopSignal?.aborted) onStop();
-    if (options.signal?.aborted) onHard();
-    options.stopSignal?.addEventListener('abort', onStop, { once: true });
-    options.signal?.addEventListener('abort', onHard, { once: true });
-
-    const byProvider = new Map<string, number[]>();
-    specs.forEach((s, m) => {
-      const p = providerOf(s);
-      byProvider.set(p, [...(byProvider.get(p) ?? []), m]);
-    });
-    const limiters = new Map([...byProvider.keys()].map((p) => [p, new AdaptiveLimiter({ max: concurrency, ...options.limiter })]));
-    // A resource model of another provider gets that provider's limiter: its rate limits slow its own calls only.
-    if (options.resourceModel && !limiters.has(providerOf(options.resourceModel.spec))) limiters.set(providerOf(options.resourceModel.spec), new AdaptiveLimiter({ max: concurrency, ...options.limiter }));
-    const maxRetries = options.maxRateLimitRetries ?? 6;
-    const maxWait = options.maxRateLimitWaitMs ?? 60_000;
-
-    const limit = (model: ModelClient): ModelClient => {
-      const provider = providerOf(model.spec);
-      const limiter = limiters.get(provider)!;
-      return {
-        spec: model.spec,
-        isBaseline: model.isBaseline,
-        async generate(request: GenerateRequest): Promise<GenerateResult> {
-          for (let retry = 1; ; retry++) {
-            try {
-              const result = await model.generate(request);
-              limiter.onSuccess();
-              return result;
-            } catch (error) {
-              const e = error as { kind?: unknown; retryAfterMs?: unknown };
-              if (e?.kind !== 'rate_limit' || retry > maxRetries || request.signal?.aborted) throw error;
-              const retryAfter = typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined;
-              if (retryAfter !== undefined && retryAfter > maxWait) throw error;
-              const waitMs = limiter.onRateLimit(retryAfter, retry);
-              hooks.onRateLimit?.({ provider, model: model.spec, concurrency: limiter.limit, waitMs, retry });
-              if (await sleep(waitMs, request.signal)) throw error;
-            }
-          }
-        },
-      };
-    };
-    const limited = options.models.map(limit);
-    const limitedResource = options.resourceModel ? limit(options.resourceModel) : undefined;
-
-    const runCell = async (m: number, unit: Unit, repeat: number): Promise<void> => {
-      let calls = 0;
-      let cachedCalls = 0;
-      let cost: number | null = 0;
-      // Both selectors' calls count in the cell: its cost, its cache state, its seed.
-      const meter = (model: ModelClient, limitedModel: ModelClient): ModelClient => {
-        const base = options.cache && !model.isBaseline ? cachedModel(limitedModel, options.cache, repeat) : limitedModel;
-        return {
-          spec: base.spec,
-          isBaseline: base.isBaseline,
-          async generate(request: GenerateRequest): Promise<GenerateResult> {
-            // The seed goes in before the cache, so it is part of the cache key too.
-            const result = await base.generate({ ...request, seed: repeat });
-            calls++;
-            if (result.cached) cachedCalls++;
-            cost = cost === null || result.costUsd === null || !Number.isFinite(result.costUsd) ? null : cost + result.costUsd;
-            return result;
-          },
-        };
-      };
-      const metered = meter(options.models[m]!, limited[m]!);
-      const meteredResource = options.resourceModel && limitedResource ? meter(options.resourceModel, limitedResource) : undefined;
-      const c = unit.case;
-      const context: SelectionContext | undefined = c.context !== undefined ? { objective: c.context } : undefined;
-      const started = performance.now();
-      let cell: CellRecord;
-      try {
-        const result = await selectForRequest({
-          request: c.request,
-          boundary: c.boundary,
-          bindings: unit.variant.bindings,
-          registry: unit.variant.registry,
-          model: metered,
-          ...(meteredResource && { resourceModel: meteredResource }),
-          limits,
-          ...(context && { context }),
-          signal: hard.signal,
-        });
-        cell = cellFromResult(result, { model: specs[m]!, variant: unit.variant.info.label, case: c, repeat }, { costUsd: cost, cached: calls > 0 && cachedCalls === calls });
-      } catch (error) {
-        if (hard.signal.aborted || isCancellation(error)) return;
-        cell = {
-          key: cellKey(specs[m]!, unit.variant.info.label, c.id, repeat),
-          model: specs[m]!,
-          variant: unit.variant.info.label,
-          case: c.id,
-          skill: c.skill,
-          repeat,
-          expect: c.expect,
-          outcome: 'error',
-          invalid: false,
-          activated: [],
-          resources: [],
-          resources_correct: null,
-          diagnostics: [],
-          latency_ms: Math.round(performance.now() - started),
-          input_tokens: 0,
-          output_tokens: 0,
-          cost_usd: cost,
-          cached: false,
-          error: message(error),
-          trace: errorTrace(c.boundary, { activation: specs[m]!, resource: resourceSpec ?? specs[m]! }),
-          finished_at: new Date().toISOString(),
-        };
-      }
-      if (cell.outcome === 'error' && cell.latency_ms === 0) cell.latency_ms = Math.round(performance.now() - started);
-      if (options.redact) cell = redactValue(cell, options.redact);
-      await writer!.append(cell);
+    const runCell = async (m: number, u: number, repeat: number): Promise<void> => {
+      const cell = await executeCell(ctx, m, units[u]!, repeat);
+      if (!cell) return;
+      await cellWriter.append(cell);
       aggregator.add(cell);
-      count(m, cell, false);
+      progress.count(m, cell, false);
       hooks.onCell?.(cell, snapshot());
     };
-
-    const dispatch = async (provider: string, ms: number[]): Promise<void> => {
-      const limiter = limiters.get(provider)!;
-      const inflight = new Set<Promise<void>>();
-      outer: for (let r = 0; r < repeats; r++) {
-        for (let u = 0; u < U; u++) {
-          for (const m of ms) {
-            const index = (r * U + u) * M + m;
-            if (done[index] || modelStops[m]?.aborted) continue;
-            if (stop.signal.aborted) break outer;
-            if (!(await limiter.acquire(stop.signal))) break outer;
-            // The model may have been stopped while this cell waited for a slot.
-            if (modelStops[m]?.aborted) {
-              limiter.release();
-              continue;
-            }
-            done[index] = 1;
-            const task: Promise<void> = runCell(m, units[u]!, r)
-              .catch((error: unknown) => {
-                // A cell that cannot be recorded (disk full, ...) ends the run: going on would lose results.
-                fatal ??= error;
-                onHard();
-              })
-              .finally(() => {
-                limiter.release();
-                inflight.delete(task);
-              });
-            inflight.add(task);
-          }
-        }
-      }
-      await Promise.all(inflight);
-    };
-
     try {
-      await Promise.all([...byProvider].map(([p, ms]) => dispatch(p, ms)));
+      await Promise.all(
+        [...byProvider].map(([provider, ms]) =>
+          dispatchProvider({
+            limiter: limiters.get(provider)!,
+            models: ms,
+            repeats,
+            units: U,
+            modelCount: M,
+            done,
+            stop: controls.stop.signal,
+            modelStopped: modelStoppedAlone,
+            runCell,
+            // A cell that cannot be recorded (disk full, ...) ends the run: going on would lose results.
+            onFatal: (error) => {
+              fatal ??= error;
+              controls.abortHard();
+            },
+          }),
+        ),
+      );
     } finally {
-      options.stopSignal?.removeEventListener('abort', onStop);
-      options.signal?.removeEventListener('abort', onHard);
+      controls.detach();
       await writer.close();
       writer = undefined;
     }

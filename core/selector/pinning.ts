@@ -105,8 +105,9 @@ function admitFound(
     manifest_hash: result.manifest_hash,
     display_name: m.display_name,
     description: m.description,
-    domains: m.domains.slice(),
-    tags: m.tags.slice(),
+    // A frozen list cannot change under the candidate: shared, it also lets the catalog line be rendered once (render.ts).
+    domains: Object.isFrozen(m.domains) ? m.domains : m.domains.slice(),
+    tags: Object.isFrozen(m.tags) ? m.tags : m.tags.slice(),
   };
   return { record, candidate };
 }

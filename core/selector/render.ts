@@ -6,7 +6,7 @@
  *
  * Isomorphic: no `node:` imports.
  */
-import { estimateTokens } from '../package/tokens';
+import { estimateTokens, utf8Bytes } from '../package/tokens';
 import type { PinnedCandidate, ResourceHistoryEntry, SelectionContext } from './types';
 import { cut, encodeText, safeJson } from './util';
 
@@ -52,11 +52,48 @@ export function activationEntry(c: PinnedCandidate): ActivationCatalogEntry {
   return { skill: c.id, display_name: c.display_name, description: c.description, domains: c.domains, tags: c.tags };
 }
 
+/** A rendered catalog line and its UTF-8 length, with the fields it was rendered from. */
+interface RenderedLine {
+  entry: ActivationCatalogEntry | ResourceCatalogEntry;
+  line: string;
+  bytes: number;
+}
+
+/**
+ * Lines already rendered, keyed by an entry's frozen `domains` array. An
+ * evaluation renders the same catalog for every cell; a frozen registry
+ * answer (see `evals/catalog.ts`) hands the same frozen arrays to every
+ * pinning, so its lines are rendered once. A hit needs every field identical
+ * and both arrays frozen (their content cannot have changed), so the line is
+ * exactly what rendering would produce.
+ */
+const renderedLines = new WeakMap<readonly string[], RenderedLine>();
+
+function sameEntry(a: ActivationCatalogEntry | ResourceCatalogEntry, b: ActivationCatalogEntry | ResourceCatalogEntry): boolean {
+  if (!('domains' in a) || !('domains' in b)) return false;
+  return a.skill === b.skill && a.display_name === b.display_name && a.description === b.description && a.domains === b.domains && a.tags === b.tags;
+}
+
+function renderLine(entry: ActivationCatalogEntry | ResourceCatalogEntry): RenderedLine {
+  const memo = 'domains' in entry && Object.isFrozen(entry.domains) && Object.isFrozen(entry.tags);
+  if (memo) {
+    const known = renderedLines.get(entry.domains);
+    if (known && sameEntry(known.entry, entry)) return known;
+  }
+  const line = safeJson(entry);
+  const rendered = { entry, line, bytes: utf8Bytes(line) };
+  if (memo) renderedLines.set((entry as ActivationCatalogEntry).domains, rendered);
+  return rendered;
+}
+
 /** Renders catalog entries as JSON lines (tag-like characters escaped) and estimates their tokens. */
 export function renderCatalog(entries: readonly (ActivationCatalogEntry | ResourceCatalogEntry)[]): RenderedCatalog {
-  const lines = entries.map((e) => safeJson(e));
+  const rendered = entries.map(renderLine);
+  const lines = rendered.map((r) => r.line);
   const text = lines.join('\n');
-  return { lines, text, tokens: estimateTokens(text) };
+  // UTF-8 lengths add up over lines and their one-byte separators.
+  const bytes = rendered.reduce((sum, r) => sum + r.bytes, Math.max(0, rendered.length - 1));
+  return { lines, text, tokens: estimateTokens(bytes) };
 }
 
 const encoder = new TextEncoder();

@@ -66,8 +66,8 @@ interface Served {
   resources: Map<string, SkillResourceBody>;
 }
 
-/** Freezes a plain value deeply: served objects are shared between callers and must not change. */
-function deepFreeze<T>(value: T): T {
+/** Freezes a plain value deeply (in place) and returns it: served objects are shared between callers and must not change. */
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);

@@ -1,0 +1,160 @@
+/**
+ * Scheduling of an evaluation's cells: one adaptive limiter per provider (the
+ * prefix of a model spec), model clients that wait out rate limits under that
+ * limiter, and the loop that hands each provider's missing cells to workers in
+ * matrix order (repeat, then unit, then model).
+ */
+import type { GenerateRequest, GenerateResult, ModelClient } from '../core/models/types';
+import { AdaptiveLimiter } from './limiter';
+
+/** The provider prefix of a spec (`openai:fast` → `openai`): the unit of concurrency and rate limits. */
+export function providerOf(spec: string): string {
+  const i = spec.indexOf(':');
+  return i < 0 ? spec : spec.slice(0, i);
+}
+
+/** Waits `ms`; resolves true when `signal` aborted first. */
+function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  if (signal?.aborted) return Promise.resolve(true);
+  return new Promise((done) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      done(false);
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      done(true);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** The limiters of a run: the models grouped by provider, and one limiter per provider. */
+export interface ProviderLimiters {
+  /** Model indexes of each provider, in the order the models were given. */
+  byProvider: Map<string, number[]>;
+  limiters: Map<string, AdaptiveLimiter>;
+}
+
+/**
+ * One limiter per provider of `specs`, each allowing at most `concurrency`
+ * calls. A resource model of another provider gets that provider's limiter:
+ * its rate limits slow its own calls only.
+ */
+export function providerLimiters(
+  specs: readonly string[],
+  resourceSpec: string | undefined,
+  concurrency: number,
+  options: { cooldownMs?: number; baseDelayMs?: number; maxDelayMs?: number } = {},
+): ProviderLimiters {
+  const byProvider = new Map<string, number[]>();
+  specs.forEach((s, m) => {
+    const p = providerOf(s);
+    const list = byProvider.get(p);
+    if (list) list.push(m);
+    else byProvider.set(p, [m]);
+  });
+  const limiters = new Map([...byProvider.keys()].map((p) => [p, new AdaptiveLimiter({ max: concurrency, ...options })]));
+  if (resourceSpec !== undefined && !limiters.has(providerOf(resourceSpec))) limiters.set(providerOf(resourceSpec), new AdaptiveLimiter({ max: concurrency, ...options }));
+  return { byProvider, limiters };
+}
+
+/** A rate limit the client waits out before retrying (the runner reports it). */
+export interface RateLimitEvent {
+  provider: string;
+  model: string;
+  concurrency: number;
+  waitMs: number;
+  retry: number;
+}
+
+/**
+ * `model` under its provider's limiter: a success lets the limiter grow back;
+ * a rate limit halves it, waits (the server's Retry-After when given) and
+ * retries, up to `maxRetries` times and never for a Retry-After above
+ * `maxWaitMs`. Cancellation ends the wait with the rate-limit error.
+ */
+export function rateLimited(
+  model: ModelClient,
+  limiter: AdaptiveLimiter,
+  options: { maxRetries: number; maxWaitMs: number; onRateLimit?: (event: RateLimitEvent) => void },
+): ModelClient {
+  const provider = providerOf(model.spec);
+  return {
+    spec: model.spec,
+    isBaseline: model.isBaseline,
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      for (let retry = 1; ; retry++) {
+        try {
+          const result = await model.generate(request);
+          limiter.onSuccess();
+          return result;
+        } catch (error) {
+          const e = error as { kind?: unknown; retryAfterMs?: unknown };
+          if (e?.kind !== 'rate_limit' || retry > options.maxRetries || request.signal?.aborted) throw error;
+          const retryAfter = typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined;
+          if (retryAfter !== undefined && retryAfter > options.maxWaitMs) throw error;
+          const waitMs = limiter.onRateLimit(retryAfter, retry);
+          options.onRateLimit?.({ provider, model: model.spec, concurrency: limiter.limit, waitMs, retry });
+          if (await sleep(waitMs, request.signal)) throw error;
+        }
+      }
+    },
+  };
+}
+
+/** The matrix one provider's dispatcher walks. */
+export interface ProviderSchedule {
+  limiter: AdaptiveLimiter;
+  /** Indexes of this provider's models. */
+  models: readonly number[];
+  repeats: number;
+  /** Units (variant × case) per repeat. */
+  units: number;
+  /** Models in the matrix (the stride of a cell index). */
+  modelCount: number;
+  /** One flag per cell, indexed `(repeat * units + unit) * modelCount + model`: set once a cell is recorded or scheduled. */
+  done: Uint8Array;
+  /** No new cells at all. */
+  stop: AbortSignal;
+  /** Whether model `m` was stopped on its own (the run's `stop` is checked apart). */
+  modelStopped(m: number): boolean;
+  /** Runs one cell; a rejection is handed to `onFatal`. */
+  runCell(m: number, unit: number, repeat: number): Promise<void>;
+  /** A cell could not be recorded: the run must end. */
+  onFatal(error: unknown): void;
+}
+
+/**
+ * Schedules one provider's missing cells, each once a limiter slot is free,
+ * and resolves when they have all finished. Scheduling stops at `stop`; a
+ * stopped model's cells are skipped, including one that waited for a slot.
+ */
+export async function dispatchProvider(s: ProviderSchedule): Promise<void> {
+  const inflight = new Set<Promise<void>>();
+  outer: for (let r = 0; r < s.repeats; r++) {
+    for (let u = 0; u < s.units; u++) {
+      for (const m of s.models) {
+        const index = (r * s.units + u) * s.modelCount + m;
+        if (s.done[index] || s.modelStopped(m)) continue;
+        if (s.stop.aborted) break outer;
+        if (!(await s.limiter.acquire(s.stop))) break outer;
+        // The model may have been stopped while this cell waited for a slot.
+        if (s.modelStopped(m)) {
+          s.limiter.release();
+          continue;
+        }
+        s.done[index] = 1;
+        const task: Promise<void> = s
+          .runCell(m, u, r)
+          .catch(s.onFatal)
+          .finally(() => {
+            s.limiter.release();
+            inflight.delete(task);
+          });
+        inflight.add(task);
+      }
+    }
+  }
+  await Promise.all(inflight);
+}
