@@ -129,14 +129,18 @@ export function keymapConflicts(contributions: readonly KeymapContribution[]): s
 }
 
 /**
- * Joins the contributions into one table, in the order given (the help sheet
- * groups scopes in the order their first row appears). A conflict (see
+ * Joins the contributions into one table, grouped by scope in the order each
+ * scope's first row appears, rows in contribution order (as the help sheet
+ * lists them). A conflict (see
  * {@link keymapConflicts}) is a programming error and throws, listing them all.
  */
 export function collectKeymap(contributions: readonly KeymapContribution[]): Keymap {
   const problems = keymapConflicts(contributions);
   if (problems.length > 0) throw new Error(`The keymap has conflicts:\n${problems.join('\n')}`);
-  const entries = contributions.flatMap((c) => c.entries);
+  // Grouped by scope (in the order scopes first appear), as the help sheet shows them.
+  const rows = contributions.flatMap((c) => c.entries);
+  const scopeOrder = [...new Set(rows.map((e) => e.when))];
+  const entries = scopeOrder.flatMap((scope) => rows.filter((e) => e.when === scope));
   const scopeLabels: Record<Scope, string> = Object.assign({}, ...contributions.map((c) => c.scopes ?? {}));
   const byCommand = new Map(entries.map((entry) => [entry.command, entry]));
   return {
