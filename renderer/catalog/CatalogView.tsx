@@ -23,6 +23,7 @@ import { emptyMessage } from './scanMessage';
 import { catalogViewOf, useCatalogViewStore } from './useCatalogViewStore';
 import { catalogQuery, useLastStoreChange } from '../storeData/queries';
 import { UpdatedCue } from '../storeData/UpdatedCue';
+import './catalog.css';
 
 /** Row height in pixels; fixed, so the list can be virtualized. */
 export const ROW_HEIGHT = 28;

@@ -11,6 +11,7 @@ import { useTabsStore } from '../shell/useTabsStore';
 import { useShellRoot, type ViewModule } from '../shell/views';
 import { RevisionView } from './RevisionView';
 import { VersionsView } from './VersionsView';
+import './versions.css';
 
 function connectionLabel(name: string): string {
   return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
