@@ -5,7 +5,6 @@
  * validation result. Drafts autosave through the host when it keeps drafts.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { SkillId } from '../../core/package/types';
 import { workbenchClient } from '../api/client';
 import { offlineReason, useConnectionsStore } from '../connections/useConnectionsStore';
 import { useCommands } from '../shell/commands';
@@ -15,7 +14,7 @@ import { SafeText } from '../shell/SafeText';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
 import { useStatusStore } from '../shell/useStatusStore';
-import { useTabsStore } from '../shell/useTabsStore';
+import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { createAutosaver, openDocument } from './document';
 import { setValueEdit } from './formEdits';
@@ -31,11 +30,6 @@ import { findingsOf, useEditorStore } from './useEditorStore';
 import { createDocumentValidator, type DocumentValidator } from './validation';
 import './editor.css';
 
-/** The parameters of an editor tab. */
-export interface EditorTabParams {
-  connection: string;
-  skill: SkillId;
-}
 
 const AUTOSAVE_DELAY_MS = 800;
 
@@ -59,7 +53,7 @@ function formatTime(iso: string): string {
 }
 
 export function PackageEditor({ tab, active }: TabViewProps) {
-  const params = tab.params as unknown as EditorTabParams;
+  const params = paramsOf(tab, 'editor');
   const scope = useTabScope();
   const host = useRef<HTMLDivElement>(null);
   const filterRef = useRef<HTMLInputElement>(null);

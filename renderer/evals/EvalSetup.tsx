@@ -17,20 +17,15 @@ import { keymapEntry } from '../keymap';
 import { keysOf } from '../shell/keymap';
 import { currentPlatform, formatChord } from '../shell/keys';
 import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
-import { useTabsStore } from '../shell/useTabsStore';
+import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { evalsClient } from './useEvalsStore';
-import { openRunTab } from './tabs';
+import { openRunTab, SETUP_KIND } from './tabs';
 
 type Target = 'published' | 'draft' | 'both';
 
 const BASELINES = ['baseline:lexical', 'baseline:embedding'];
 
-/** Setup params a tab carries. */
-export interface SetupParams {
-  connection?: string;
-  skill?: string;
-}
 
 function runKey(): string {
   const chord = keysOf(keymapEntry('evals.run'), currentPlatform())[0];
@@ -41,7 +36,7 @@ export function EvalSetup({ tab }: TabViewProps) {
   // Two setup tabs are mounted at once: their labels must each name their own field.
   const uid = useId();
   const root = useRef<HTMLDivElement>(null);
-  const params = tab.params as SetupParams;
+  const params = paramsOf(tab, SETUP_KIND);
   const [connection] = useState(params.connection ?? 'default');
   const [skills, setSkills] = useState<string[]>([]);
   const [skill, setSkill] = useState(params.skill ?? '');
