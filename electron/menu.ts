@@ -1,6 +1,6 @@
 /**
  * The desktop shell's native menu. Every item that does something in the
- * workbench names a command of the UI's keymap table (`renderer/shell/keymap.ts`)
+ * workbench names a command of the UI's keymap table (`renderer/keymap.ts`)
  * and, when chosen, hands that id to the page (the `menu.selected` event), which
  * runs it exactly as the palette or its key would: one command table, whichever
  * way a person reaches it. Titles and shortcuts come from the same table; the
@@ -13,7 +13,8 @@
  * template, and tests read it.
  */
 import type { MenuItemConstructorOptions } from 'electron';
-import { keymapEntry, keysOf } from '../renderer/shell/keymap';
+import { keymapEntry } from '../renderer/keymap';
+import { keysOf } from '../renderer/shell/keymap';
 
 /** Options of {@link menuTemplate}. */
 export interface MenuOptions {

@@ -61,8 +61,8 @@ export const LAYERS = [
   { name: 'core (Node)', runtime: 'node', files: ['core/**'], may: ['core (isomorphic)', 'core (Node)'] },
   { name: 'evals', runtime: 'node', files: ['evals/**'], may: ['core (isomorphic)', 'core (Node)', 'evals'] },
   { name: 'cli', runtime: 'node', files: ['cli/**'], may: ['core (isomorphic)', 'core (Node)', 'evals', 'cli'] },
-  // The keymap is data the desktop menu shows too, so it stays free of the DOM.
-  { name: 'keymap', runtime: 'isomorphic', files: ['renderer/shell/keymap.ts', 'renderer/shell/keys.ts'], may: ['keymap', 'core (isomorphic)'] },
+  // The keymap (the shell's rows, each feature's `keymap.ts` and their collection) is data the desktop menu shows too, so it stays free of the DOM.
+  { name: 'keymap', runtime: 'isomorphic', files: ['renderer/keymap.ts', 'renderer/*/keymap.ts', 'renderer/shell/keys.ts'], may: ['keymap', 'core (isomorphic)'] },
   { name: 'preload', runtime: 'browser', files: ['electron/preload.ts', 'electron/bridge.ts'], may: ['preload', 'core (isomorphic)'] },
   { name: 'electron main', runtime: 'node', files: ['electron/**'], may: ['electron main', 'core (isomorphic)', 'core (Node)', 'evals', 'keymap'], mayType: ['preload'] },
   { name: 'renderer', runtime: 'browser', files: ['renderer/**'], may: ['renderer', 'keymap', 'core (isomorphic)'], mayType: ['evals'] },

@@ -46,6 +46,12 @@ function newest(paths) {
 }
 
 /** True when any of `outputs` is missing or older than the newest of `inputs`. */
+/** The keymap files the desktop menu bundles: the collection and each feature's `keymap.ts` (see `scripts/layers.mjs`). */
+function keymapFiles() {
+  const renderer = at('renderer');
+  return readdirSync(renderer, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(renderer, d.name, 'keymap.ts'));
+}
+
 function stale(outputs, inputs) {
   const built = Math.min(...outputs.map((o) => (existsSync(o) ? statSync(o).mtimeMs : 0)));
   return built === 0 || built < newest(inputs);
@@ -92,7 +98,7 @@ const electron = electronBinary();
 const why = whyNotElectron(electron);
 if (!why) {
   const bundles = [at('dist', 'electron', 'main.mjs'), at('dist', 'electron', 'preload.cjs')];
-  if (stale(bundles, [at('electron'), at('core'), at('evals'), at('renderer', 'shell', 'keymap.ts'), at('scripts', 'build-electron.mjs')])) {
+  if (stale(bundles, [at('electron'), at('core'), at('evals'), at('renderer', 'keymap.ts'), ...keymapFiles(), at('scripts', 'build-electron.mjs')])) {
     run('the desktop shell', [at('scripts', 'build-electron.mjs')]);
   }
   launch(electron, [root, ...extra]);

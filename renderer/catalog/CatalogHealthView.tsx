@@ -15,10 +15,10 @@ import { workbenchClient, type CatalogHealthReport } from '../api/client';
 import { useConnection } from '../connections/useConnectionsStore';
 import { SafeText } from '../shell/SafeText';
 import { messageOf } from '../shell/useNotificationsStore';
-import { useTabsStore } from '../shell/useTabsStore';
+import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { catalogQuery } from '../storeData/queries';
-import type { CatalogHealthParams } from './healthTab';
+import { CATALOG_HEALTH_KIND, type CatalogHealthParams } from './healthTab';
 import './catalogHealth.css';
 
 const count = (n: number) => n.toLocaleString('en');
@@ -204,18 +204,18 @@ function RoutingSection({ report }: { report: CatalogHealthReport }) {
 
 /** The Catalog health tab of one connection. */
 export function CatalogHealthView({ tab }: TabViewProps) {
-  const params = tab.params as unknown as CatalogHealthParams;
+  const params = paramsOf(tab, CATALOG_HEALTH_KIND);
   const { connection } = params;
   const conn = useConnection(connection);
-  const update = useTabsStore((s) => s.update);
+  const setParams = useTabsStore((s) => s.setParams);
   const catalog = useInfiniteQuery(catalogQuery(connection));
   const namespaces = useMemo(() => [...new Set((catalog.data?.pages ?? []).flatMap((p) => p.entries.map((e) => e.namespace)))].sort(), [catalog.data]);
   const runs = useQuery({ queryKey: ['evals', 'runs-for-health'], queryFn: () => workbenchClient()['evals.list']() });
 
   // Without a namespace or a bindings file yet, the catalog's first namespace is measured.
   useEffect(() => {
-    if (params.namespace === undefined && params.bindings === undefined && namespaces.length > 0) update(tab.id, { params: { ...params, namespace: namespaces[0] } });
-  }, [params, namespaces, tab.id, update]);
+    if (params.namespace === undefined && params.bindings === undefined && namespaces.length > 0) setParams(tab.id, CATALOG_HEALTH_KIND, { ...params, namespace: namespaces[0] });
+  }, [params, namespaces, tab.id, setParams]);
 
   const [source, setSource] = useState<'namespace' | 'bindings'>(params.bindings !== undefined ? 'bindings' : 'namespace');
   const [namespace, setNamespace] = useState(params.namespace ?? '');
@@ -234,7 +234,7 @@ export function CatalogHealthView({ tab }: TabViewProps) {
   const check = (e: FormEvent) => {
     e.preventDefault();
     const next: CatalogHealthParams = { connection, ...(source === 'bindings' ? { bindings: bindings.trim() } : { namespace: namespace.trim() }), ...(run !== '' && { run }) };
-    update(tab.id, { params: next as unknown as Record<string, unknown> });
+    setParams(tab.id, CATALOG_HEALTH_KIND, next);
     if (JSON.stringify(next) === JSON.stringify(params)) void report.refetch();
   };
 

@@ -23,6 +23,8 @@ import { emptyMessage } from './scanMessage';
 import { catalogViewOf, useCatalogViewStore } from './useCatalogViewStore';
 import { catalogQuery, useLastStoreChange } from '../storeData/queries';
 import { UpdatedCue } from '../storeData/UpdatedCue';
+import './catalog.css';
+import { paramsOf } from '../shell/useTabsStore';
 
 /** Row height in pixels; fixed, so the list can be virtualized. */
 export const ROW_HEIGHT = 28;
@@ -118,7 +120,7 @@ function skillOf(e: IndexedEntry) {
 }
 
 export function CatalogView({ tab, active }: TabViewProps) {
-  const connection = String(tab.params['connection'] ?? tab.connectionId ?? '');
+  const connection = paramsOf(tab, 'catalog').connection || (tab.connectionId ?? '');
   const conn = useConnection(connection);
   const offline = useConnectionsStore((s) => s.reachability[connection]?.status === 'down');
   const scope = useTabScope();

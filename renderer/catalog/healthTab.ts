@@ -3,7 +3,7 @@
  * from the view itself, which is loaded only when a tab of its kind shows.
  */
 import { visibleControls } from '../shell/SafeText';
-import { useTabsStore } from '../shell/useTabsStore';
+import { isTabOf, useTabsStore } from '../shell/useTabsStore';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 
 /** The tab kind of the Catalog health view. */
@@ -17,13 +17,19 @@ export interface CatalogHealthParams {
   run?: string;
 }
 
+declare module '../shell/useTabsStore' {
+  interface TabParamsByKind {
+    catalogHealth: CatalogHealthParams;
+  }
+}
+
 /** Opens (or focuses) the Catalog health tab of `connection`, measuring `namespace` when given. */
 export function openCatalogHealth(connection: string, namespace?: string): string {
   const entry = useConnectionsStore.getState().connections.find((c) => c.name === connection);
   const label = visibleControls(entry?.label ?? connection);
   const id = `${CATALOG_HEALTH_KIND}:${connection}`;
   const existing = useTabsStore.getState().tabs.find((t) => t.id === id);
-  const previous = (existing?.params ?? {}) as Partial<CatalogHealthParams>;
+  const previous: Partial<CatalogHealthParams> = existing && isTabOf(existing, CATALOG_HEALTH_KIND) ? existing.params : {};
   const params: CatalogHealthParams = namespace !== undefined ? { connection, namespace, ...(previous.run !== undefined && { run: previous.run }) } : { ...previous, connection };
   return useTabsStore.getState().open({
     id,
@@ -31,6 +37,6 @@ export function openCatalogHealth(connection: string, namespace?: string): strin
     title: `Catalog health · ${label}`,
     description: `Budgets, shares and a split of a catalog of ${label}`,
     connectionId: connection,
-    params: params as unknown as Record<string, unknown>,
+    params,
   });
 }

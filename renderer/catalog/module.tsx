@@ -12,6 +12,17 @@ import { CatalogView } from './CatalogView';
 import { CATALOG_HEALTH_KIND, openCatalogHealth } from './healthTab';
 import { skillsQuickOpen } from './quickOpen';
 
+/** The parameters of a catalog tab. */
+export interface CatalogTabParams {
+  connection: string;
+}
+
+declare module '../shell/useTabsStore' {
+  interface TabParamsByKind {
+    catalog: CatalogTabParams;
+  }
+}
+
 /** Opens (or focuses) the catalog tab of `connection`. */
 export function openCatalog(connection: string): string {
   const entry = useConnectionsStore.getState().connections.find((c) => c.name === connection);

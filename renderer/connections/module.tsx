@@ -22,6 +22,7 @@ import { ConnectionDialog, useConnectionDialog } from './ConnectionDialog';
 import { textOn } from './env';
 import { activeConnectionEnabled, colourOf, useConnection, useConnectionsStore, type ConnectionEntry, type Reachability, withActiveConnection } from './useConnectionsStore';
 import { rereadUnanswered, watchedConnection } from '../storeData/queries';
+import './connections.css';
 
 /** A profile as the store keeps it. */
 export function entryOf(view: ConnectionView): ConnectionEntry {

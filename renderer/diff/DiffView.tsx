@@ -21,12 +21,8 @@ import { UpdatedCue } from '../storeData/UpdatedCue';
 import { headline, summaryChips, type SummaryChip } from './summary';
 import { resolveSide, type DiffSide } from './sides';
 import './diff.css';
+import { paramsOf } from '../shell/useTabsStore';
 
-/** The parameters of a diff tab. */
-export interface DiffTabParams {
-  before: DiffSide;
-  after: DiffSide;
-}
 
 /** The latest store change that alters a stored side (a publication for `published`, a deletion for a fixed version). */
 function useSideChange(side: DiffSide) {
@@ -48,7 +44,7 @@ function useSideText(side: DiffSide): string | undefined {
 }
 
 export function DiffView({ tab, active }: TabViewProps) {
-  const params = tab.params as unknown as DiffTabParams;
+  const params = paramsOf(tab, 'diff');
   const scope = useTabScope();
   const host = useRef<HTMLDivElement>(null);
   const editorRef = useRef<monaco.editor.IStandaloneDiffEditor | null>(null);

@@ -31,6 +31,18 @@ function connectionLabel(name: string): string {
   return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
 }
 
+/** The parameters of a diff tab. */
+export interface DiffTabParams {
+  before: DiffSide;
+  after: DiffSide;
+}
+
+declare module '../shell/useTabsStore' {
+  interface TabParamsByKind {
+    diff: DiffTabParams;
+  }
+}
+
 /** Opens (or refocuses) the diff of two sides; the title names the skill and the connections by their labels. */
 export function openDiff(before: DiffSide, after: DiffSide, connectionId?: string, skillName?: string): string {
   const skill = skillName ?? sideSkill(before)?.name ?? sideSkill(after)?.name;
@@ -41,7 +53,7 @@ export function openDiff(before: DiffSide, after: DiffSide, connectionId?: strin
     title: skill ? `${skill}: ${sides}` : sides,
     description: `${skill ? `${skill}: ` : ''}changes ${sideTitle(before, connectionLabel)} → ${sideTitle(after, connectionLabel)}`,
     ...(connectionId ? { connectionId } : {}),
-    params: { before, after } as unknown as Record<string, unknown>,
+    params: { before, after },
   });
 }
 

@@ -5,7 +5,6 @@
  * validation result. Drafts autosave through the host when it keeps drafts.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import type { SkillId } from '../../core/package/types';
 import { workbenchClient } from '../api/client';
 import { offlineReason, useConnectionsStore } from '../connections/useConnectionsStore';
 import { useCommands } from '../shell/commands';
@@ -15,31 +14,20 @@ import { SafeText } from '../shell/SafeText';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
 import { useStatusStore } from '../shell/useStatusStore';
-import { useTabsStore } from '../shell/useTabsStore';
+import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
-import { createAutosaver, openDocument } from './document';
+import { openDocument } from './document';
 import { setValueEdit } from './formEdits';
 import { FormView } from './FormView';
-import { markersOf } from './markers';
 import { Meters } from './Meters';
 import { packageMeters } from './meters';
-import { monaco, monacoTheme, usePackageSchema } from './monaco';
+import { monaco } from './monaco';
 import { ProblemsPanel } from './ProblemsPanel';
 import { countProblems, positionOf, stepProblem } from './problems';
 import { editorActions } from './actions';
 import { findingsOf, useEditorStore } from './useEditorStore';
-import { createDocumentValidator, type DocumentValidator } from './validation';
+import { usePackageSession, useExternalReplace, useLayoutWhenShown, usePublishedBaseline, type RestoreOffer } from './usePackageSession';
 import './editor.css';
-
-/** The parameters of an editor tab. */
-export interface EditorTabParams {
-  connection: string;
-  skill: SkillId;
-}
-
-const AUTOSAVE_DELAY_MS = 800;
-
-type Loaded = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready' };
 
 /** Which view of the one package text the editor shows. */
 export type EditorViewMode = 'json' | 'form';
@@ -59,141 +47,22 @@ function formatTime(iso: string): string {
 }
 
 export function PackageEditor({ tab, active }: TabViewProps) {
-  const params = tab.params as unknown as EditorTabParams;
+  const params = paramsOf(tab, 'editor');
   const scope = useTabScope();
   const host = useRef<HTMLDivElement>(null);
   const filterRef = useRef<HTMLInputElement>(null);
-  const editorRef = useRef<monaco.editor.IStandaloneCodeEditor | null>(null);
-  const savedText = useRef<string>('');
-  const autosaver = useRef<ReturnType<typeof createAutosaver> | null>(null);
-  const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });
   const [mode, setMode] = useState<EditorViewMode>('json');
   /** An autosaved draft with unpublished edits, offered back when the skill opened. */
-  const [offer, setOffer] = useState<{ updatedAt?: string; step: 'ask' | 'confirm' | 'discarding' } | undefined>();
+  const [offer, setOffer] = useState<RestoreOffer | undefined>();
   const formRef = useRef<HTMLDivElement>(null);
   const doc = useEditorStore((s) => s.docs[tab.id]);
   const reachability = useConnectionsStore((s) => s.reachability[params.connection]);
   const connectionLabel = useConnectionsStore((s) => s.connections.find((c) => c.name === params.connection)?.label || params.connection);
 
-  // Load the schema and the document, then build the editor.
-  useEffect(() => {
-    let disposed = false;
-    const api = workbenchClient();
-    let validator: DocumentValidator | undefined;
-    let editor: monaco.editor.IStandaloneCodeEditor | undefined;
-    let model: monaco.editor.ITextModel | undefined;
-    (async () => {
-      const [schema, opened] = await Promise.all([api['packages.schema']({ connection: params.connection }), openDocument(api, params.connection, params.skill)]);
-      if (disposed || !host.current) return;
-      usePackageSchema(schema.schema);
-      savedText.current = opened.text;
-      useEditorStore.getState().put({
-        tabId: tab.id,
-        connection: params.connection,
-        skill: params.skill,
-        text: opened.text,
-        base: opened.base,
-        limits: schema.limits,
-        ...(opened.draftId ? { draftId: opened.draftId } : {}),
-        save: opened.autosaveUnavailable ? { state: 'unavailable', message: opened.autosaveUnavailable } : { state: 'idle' },
-      });
-      if (opened.restored) {
-        setOffer({ ...(opened.updatedAt ? { updatedAt: opened.updatedAt } : {}), step: 'ask' });
-        useTabsStore.getState().setDirty(tab.id, true);
-      }
-      const uri = monaco.Uri.from({ scheme: 'skill', authority: params.connection, path: `/${params.skill.namespace}/${params.skill.name}.json` });
-      model = monaco.editor.getModel(uri) ?? monaco.editor.createModel(opened.text, 'json', uri);
-      model.setValue(opened.text);
-      editor = monaco.editor.create(host.current, {
-        model,
-        theme: monacoTheme(),
-        automaticLayout: true,
-        minimap: { enabled: false },
-        fontSize: 13,
-        tabSize: 2,
-        scrollBeyondLastLine: false,
-        wordWrap: 'on',
-        renderWhitespace: 'selection',
-        unicodeHighlight: { ambiguousCharacters: true, invisibleCharacters: true },
-        links: false,
-        fixedOverflowWidgets: true,
-        ariaLabel: `Package JSON of ${params.skill.namespace}/${params.skill.name}`,
-      });
-      editorRef.current = editor;
-      let editedAt = performance.now();
-      const currentModel = model;
-      validator = createDocumentValidator({
-        id: params.skill,
-        limits: schema.limits,
-        onResult: (response) => {
-          const findings = [...response.check.errors, ...response.check.warnings];
-          monaco.editor.setModelMarkers(currentModel, 'skillbench', markersOf(findings, { lineCount: currentModel.getLineCount(), lineLength: (n) => currentModel.getLineLength(n) }));
-          // The first answer includes starting the worker; only answers to edits measure feedback.
-          const feedbackMs = response.seq > 1 ? performance.now() - editedAt : undefined;
-          useEditorStore.getState().patch(tab.id, { check: response.check, ...(feedbackMs !== undefined ? { feedbackMs } : {}) });
-          host.current?.setAttribute('data-validated-seq', String(response.seq));
-          if (feedbackMs !== undefined) host.current?.setAttribute('data-feedback-ms', feedbackMs.toFixed(1));
-        },
-      });
-      if (opened.draftId) {
-        const draftId = opened.draftId;
-        autosaver.current = createAutosaver({
-          delayMs: AUTOSAVE_DELAY_MS,
-          save: async (text) => {
-            await api['drafts.save']({ id: draftId, text });
-          },
-          onState: (state, message) => useEditorStore.getState().patch(tab.id, { save: { state, ...(message ? { message } : {}) } }),
-        });
-      }
-      validator.validate(opened.text);
-      editor.onDidChangeModelContent(() => {
-        const text = currentModel.getValue();
-        editedAt = performance.now();
-        validator?.validate(text);
-        useEditorStore.getState().patch(tab.id, { text, registryFindings: undefined });
-        useTabsStore.getState().setDirty(tab.id, text !== savedText.current);
-        autosaver.current?.edited(text);
-      });
-      setLoaded({ state: 'ready' });
-    })().catch((error: unknown) => {
-      if (!disposed) setLoaded({ state: 'failed', message: messageOf(error) });
-    });
-    return () => {
-      disposed = true;
-      void autosaver.current?.flush();
-      validator?.dispose();
-      editor?.dispose();
-      model?.dispose();
-      editorRef.current = null;
-      useEditorStore.getState().drop(tab.id);
-      useStatusStore.getState().clear(tab.id);
-    };
-    // The tab id names the skill and connection; params never change for one tab.
-  }, [tab.id]);
-
-  // A replacement from outside (a completed merge, an applied proposal) is one undoable edit.
-  const replace = doc?.replace;
-  useEffect(() => {
-    const editor = editorRef.current;
-    const model = editor?.getModel();
-    if (!replace || !editor || !model || model.getValue() === replace.text) return;
-    editor.pushUndoStop();
-    editor.executeEdits('skillbench', [{ range: model.getFullModelRange(), text: replace.text }]);
-    editor.pushUndoStop();
-  }, [replace]);
-
-  // After a publish, the published text is the new baseline of "unsaved".
-  const publishedText = doc?.publishedText;
-  useEffect(() => {
-    if (publishedText === undefined) return;
-    savedText.current = publishedText;
-    useTabsStore.getState().setDirty(tab.id, useEditorStore.getState().docs[tab.id]?.text !== publishedText);
-  }, [publishedText, tab.id]);
-
-  // Layout when the tab, or the JSON view, becomes visible again.
-  useEffect(() => {
-    if (active && mode === 'json') editorRef.current?.layout();
-  }, [active, mode]);
+  const { loaded, editorRef, savedText, autosaver } = usePackageSession(tab.id, params, host, setOffer);
+  useExternalReplace(editorRef, doc?.replace);
+  usePublishedBaseline(tab.id, doc?.publishedText, savedText);
+  useLayoutWhenShown(editorRef, active && mode === 'json');
 
   const findings = useMemo(() => findingsOf(doc), [doc]);
   const meters = useMemo(() => (doc?.check && doc.limits ? packageMeters(doc.check, doc.limits, params.skill) : []), [doc?.check, doc?.limits, params.skill]);

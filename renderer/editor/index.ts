@@ -13,6 +13,18 @@ function connectionLabel(name: string): string {
   return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
 }
 
+/** The parameters of an editor tab. */
+export interface EditorTabParams {
+  connection: string;
+  skill: SkillId;
+}
+
+declare module '../shell/useTabsStore' {
+  interface TabParamsByKind {
+    editor: EditorTabParams;
+  }
+}
+
 /** Opens (or focuses) the editor of `skill` on `connection`. */
 export function openEditor(connection: string, skill: SkillId, options: { preview?: boolean } = {}): string {
   return useTabsStore.getState().open({

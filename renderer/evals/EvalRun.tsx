@@ -19,6 +19,8 @@ import { MatrixGrid } from './MatrixGrid';
 import { Comparisons, Metrics, Verdict } from './Results';
 import { TraceDrawer } from './TraceDrawer';
 import { evalsClient, useEvalsStore } from './useEvalsStore';
+import { paramsOf } from '../shell/useTabsStore';
+import { RUN_KIND } from './tabs';
 
 type Section = 'matrix' | 'metrics' | 'comparison';
 
@@ -105,7 +107,7 @@ async function download(run: string, format: 'json' | 'junit' | 'markdown' | 'ht
 }
 
 export function EvalRun({ tab, active }: TabViewProps) {
-  const run = (tab.params as { run: string }).run;
+  const { run } = paramsOf(tab, RUN_KIND);
   const root = useRef<HTMLDivElement>(null);
   const list = useRef<VirtualListHandle>(null);
   const search = useRef<HTMLInputElement>(null);

@@ -13,25 +13,21 @@ import type { DraftView, EvalPlanView, WorkbenchParams } from '../api/client';
 import { describeCaseOrigins } from '../../core/report/cases';
 import { formatCount, formatUsd } from '../../core/report/format';
 import { useCommands } from '../shell/commands';
-import { keymapEntry, keysOf } from '../shell/keymap';
+import { keymapEntry } from '../keymap';
+import { keysOf } from '../shell/keymap';
 import { currentPlatform, formatChord } from '../shell/keys';
 import { messageOf, useNotificationsStore } from '../shell/useNotificationsStore';
-import { useTabsStore } from '../shell/useTabsStore';
+import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { evalsClient } from './useEvalsStore';
 import { describeProjectDefaults, useProjectDefaults } from './projectDefaults';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
-import { openRunTab } from './tabs';
+import { openRunTab, SETUP_KIND } from './tabs';
 
 type Target = 'published' | 'draft' | 'both';
 
 const BASELINES = ['baseline:lexical', 'baseline:embedding'];
 
-/** Setup params a tab carries. */
-export interface SetupParams {
-  connection?: string;
-  skill?: string;
-}
 
 function runKey(): string {
   const chord = keysOf(keymapEntry('evals.run'), currentPlatform())[0];
@@ -42,7 +38,7 @@ export function EvalSetup({ tab }: TabViewProps) {
   // Two setup tabs are mounted at once: their labels must each name their own field.
   const uid = useId();
   const root = useRef<HTMLDivElement>(null);
-  const params = tab.params as SetupParams;
+  const params = paramsOf(tab, SETUP_KIND);
   const [connection, setConnection] = useState(params.connection ?? 'default');
   const [skills, setSkills] = useState<string[]>([]);
   const [skill, setSkill] = useState(params.skill ?? '');

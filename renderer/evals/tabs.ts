@@ -7,6 +7,24 @@ import { useEvalsStore } from './useEvalsStore';
 export const SETUP_KIND = 'evals.setup';
 export const RUN_KIND = 'evals.run';
 
+/** Setup params a tab carries. */
+export interface SetupParams {
+  connection?: string;
+  skill?: string;
+}
+
+/** The parameters of a run tab. */
+export interface RunTabParams {
+  run: string;
+}
+
+declare module '../shell/useTabsStore' {
+  interface TabParamsByKind {
+    [SETUP_KIND]: SetupParams;
+    [RUN_KIND]: RunTabParams;
+  }
+}
+
 /** Opens (or focuses) the setup of an evaluation, optionally of one skill. */
 export function openSetupTab(options: { connection?: string; skill?: string } = {}): void {
   const connection = options.connection ?? 'default';

@@ -14,6 +14,7 @@ import { useIntent } from '../shell/intents';
 import { SafeText, visibleControls } from '../shell/SafeText';
 import { messageOf } from '../shell/useNotificationsStore';
 import { workspaceKeys } from '../storeData/queries';
+import './workspace.css';
 
 function draftTitle(draft: DraftView): string {
   const o = draft.origin;

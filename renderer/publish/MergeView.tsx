@@ -15,16 +15,12 @@ import { useCommands } from '../shell/commands';
 import { SafeText } from '../shell/SafeText';
 import { useTabScope } from '../shell/Tabs';
 import { messageOf } from '../shell/useNotificationsStore';
-import { useTabsStore } from '../shell/useTabsStore';
+import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { useEditorStore } from '../editor/useEditorStore';
 import { applyResolutions, canKeepBoth, conflictsWithoutBase, fieldRows, isTextConflict, packageText, unresolved, type Resolution } from './merge';
 import { publishText, useMergeStore } from './publish';
 
-/** The parameters of a merge tab. */
-export interface MergeTabParams {
-  editorTabId: string;
-}
 
 type Loaded = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'ready'; merge: Pick<MergeResult, 'merged' | 'conflicts'> & { base: MergeResult['base'] | null; theirs: MergeResult['theirs']; mine: MergeResult['mine'] } };
 
@@ -42,7 +38,7 @@ function full(value: MergeValue | undefined): string {
 }
 
 export function MergeView({ tab }: TabViewProps) {
-  const { editorTabId } = tab.params as unknown as MergeTabParams;
+  const { editorTabId } = paramsOf(tab, 'merge');
   const request = useMergeStore((s) => s.requests[editorTabId]);
   const scope = useTabScope();
   const [loaded, setLoaded] = useState<Loaded>({ state: 'loading' });

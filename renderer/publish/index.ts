@@ -10,6 +10,17 @@ import { onPublishConflict, requestPublish } from './publish';
 import { PublishDialog } from './PublishDialog';
 import './publish.css';
 
+/** The parameters of a merge tab: the editor whose draft is merged. */
+export interface MergeTabParams {
+  editorTabId: string;
+}
+
+declare module '../shell/useTabsStore' {
+  interface TabParamsByKind {
+    merge: MergeTabParams;
+  }
+}
+
 provideEditorActions({ publish: requestPublish });
 
 onPublishConflict((request) => {

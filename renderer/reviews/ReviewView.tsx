@@ -17,6 +17,7 @@ import type { TabViewProps } from '../shell/views';
 import { commentsByPointer, isNotAvailable, itemRows, itemSummary, reviewActions, reviewFields, statusLabel, viewedProgress, type ActionState, type ItemRow, type ReviewField } from './state';
 import { useReviewsStore, viewedKey } from './useReviewsStore';
 import './reviews.css';
+import { paramsOf } from '../shell/useTabsStore';
 
 type Load =
   | { state: 'loading' }
@@ -134,7 +135,7 @@ function FieldDetail({ pointer, before, after, base, comments, items }: { pointe
 }
 
 export function ReviewView({ tab, active }: TabViewProps) {
-  const id = String(tab.params['id'] ?? '');
+  const { id } = paramsOf(tab, 'review');
   const [load, setLoad] = useState<Load>({ state: 'loading' });
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState(0);

@@ -4,7 +4,8 @@
  * palette and the help sheet at the bottom.
  */
 import { Glyph, Icon } from './icons';
-import { keymapEntry, keysOf } from './keymap';
+import { keymapEntry } from '../keymap';
+import { keysOf } from './keymap';
 import { currentPlatform, formatChord } from './keys';
 import { useLayoutStore } from './useLayoutStore';
 import { usePaletteStore } from './usePaletteStore';

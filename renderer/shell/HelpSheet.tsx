@@ -3,7 +3,8 @@
  * never drift from what the keys do.
  */
 import { useState } from 'react';
-import { KEYMAP, SCOPE_LABELS, keysOf, type Scope } from './keymap';
+import { KEYMAP, SCOPE_LABELS } from '../keymap';
+import { keysOf } from './keymap';
 import { currentPlatform, formatChord } from './keys';
 import { Modal } from './Modal';
 import { usePaletteStore } from './usePaletteStore';
@@ -19,7 +20,7 @@ function HelpSheetBody() {
   const [filter, setFilter] = useState('');
   const platform = currentPlatform();
   const needle = filter.trim().toLowerCase();
-  const scopes = [...new Set(KEYMAP.map((e) => e.when))] as Scope[];
+  const scopes = [...new Set(KEYMAP.map((e) => e.when))];
   const matches = (e: (typeof KEYMAP)[number]) => keysOf(e, platform).length > 0 && (!needle || `${e.category} ${e.title} ${keysOf(e, platform).join(' ')}`.toLowerCase().includes(needle));
   const none = !KEYMAP.some(matches);
   return (

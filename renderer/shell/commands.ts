@@ -10,7 +10,8 @@
  * Enter and Space on a focused button, link or checkbox belong to that control.
  */
 import { useEffect, useRef, type RefObject } from 'react';
-import { KEYMAP, keysOf, type KeymapEntry, type Scope } from './keymap';
+import { KEYMAP } from '../keymap';
+import { keysOf, type KeymapEntry, type Scope } from './keymap';
 import { matchesChord, parseChord, type Chord, type KeyLike, type Platform } from './keys';
 
 /** What a command does; `enabled` returns true, or the reason it cannot run now. */
@@ -79,7 +80,7 @@ export function scopeChain(start: Element | null): ScopeStop[] {
   const stops: ScopeStop[] = [];
   for (let el: Element | null = start; el; el = el.parentElement) {
     const scope = el.getAttribute('data-scope');
-    if (scope) stops.push({ element: el, scope: scope as Scope });
+    if (scope) stops.push({ element: el, scope });
     if (el.getAttribute('aria-modal') === 'true') break;
   }
   return stops;

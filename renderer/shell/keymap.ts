@@ -1,10 +1,11 @@
 /**
- * The one keymap table of the workbench. Every command a person can run is a row
- * here: the palette lists it with its shortcut, the help sheet is rendered from
- * it, the key dispatcher matches against it, and the end-to-end tests press the
- * keys it names. A row's `when` is the view scope (the `data-scope` of the
- * focused view or one of its ancestors) in which the row applies, so one chord
- * can mean different things in different views without overriding each other.
+ * The keymap's shape, the shell's own rows and the collector that joins the
+ * rows each feature contributes from its folder (`<feature>/keymap.ts`, listed
+ * in `renderer/keymap.ts`) into the one table the palette lists, the help sheet
+ * renders, the key dispatcher matches against and the end-to-end tests press.
+ * A row's `when` is the view scope (the `data-scope` of the focused view or one
+ * of its ancestors) in which the row applies, so one chord can mean different
+ * things in different views without overriding each other.
  *
  * Views attach the behaviour with `useCommands` (see `commands.ts`); a row with
  * no handler mounted in the focused scope is not offered in the palette.
@@ -13,9 +14,10 @@
  * switch browser tabs), so those rows carry an Alt twin that works in
  * `skillbench serve` too; the desktop shell receives both.
  */
+import { parseChord } from './keys';
 
-/** A view scope; `global` applies everywhere. */
-export type Scope = 'global' | 'catalog' | 'versions' | 'connections' | 'editor' | 'diff' | 'merge' | 'evals' | 'review';
+/** A view scope, declared by the contribution that owns it; `global` applies everywhere. */
+export type Scope = string;
 
 /** One row of the keymap table. */
 export interface KeymapEntry {
@@ -39,141 +41,115 @@ export interface KeymapEntry {
   paletteHidden?: boolean;
 }
 
-/** The keymap table. Keep rows grouped by scope; a duplicate chord within one scope fails its unit test. */
-export const KEYMAP: readonly KeymapEntry[] = [
-  // global
-  { command: 'palette.show', category: 'View', title: 'Show All Commands', keys: ['Mod+Shift+P'], when: 'global' },
-  { command: 'quickOpen.show', category: 'Go', title: 'Go to Skill…', keys: ['Mod+P'], when: 'global' },
-  { command: 'connection.switch', category: 'Connection', title: 'Switch Connection…', keys: ['Mod+E'], when: 'global' },
-  { command: 'connection.add', category: 'Connection', title: 'Add Connection…', when: 'global' },
-  { command: 'connection.editActive', category: 'Connection', title: 'Edit Active Connection…', when: 'global' },
-  { command: 'connection.testActive', category: 'Connection', title: 'Test Active Connection', when: 'global' },
-  { command: 'connection.refresh', category: 'Connection', title: 'Refresh Connection States', when: 'global' },
-  { command: 'view.catalog', category: 'View', title: 'Open Catalog', keys: ['Mod+Shift+E'], when: 'global' },
-  { command: 'catalog.showHealth', category: 'Catalog', title: 'Show Catalog Health', when: 'global' },
-  { command: 'view.versions', category: 'View', title: 'Open Version History of Active Skill', keys: ['Mod+Shift+H'], when: 'global' },
-  { command: 'tab.close', category: 'View', title: 'Close Tab', keys: ['Mod+W', 'Alt+W'], when: 'global' },
-  { command: 'tab.next', category: 'View', title: 'Next Tab', keys: ['Mod+PageDown', 'Alt+PageDown'], when: 'global' },
-  { command: 'tab.previous', category: 'View', title: 'Previous Tab', keys: ['Mod+PageUp', 'Alt+PageUp'], when: 'global' },
-  { command: 'tab.pin', category: 'View', title: 'Keep Tab Open', when: 'global' },
-  { command: 'sidebar.toggle', category: 'View', title: 'Toggle Sidebar', keys: ['Mod+B'], when: 'global' },
-  { command: 'focus.sidebar', category: 'View', title: 'Focus Sidebar', keys: ['Mod+0'], when: 'global' },
-  { command: 'focus.main', category: 'View', title: 'Focus Active Tab', keys: ['Mod+1'], when: 'global' },
-  { command: 'theme.dark', category: 'Preferences', title: 'Color Theme: Dark', when: 'global' },
-  { command: 'theme.light', category: 'Preferences', title: 'Color Theme: Light', when: 'global' },
-  { command: 'theme.system', category: 'Preferences', title: 'Color Theme: Follow System', when: 'global' },
-  { command: 'help.shortcuts', category: 'Help', title: 'Keyboard Shortcuts', keys: ['?'], when: 'global' },
-  { command: 'interop.import', category: 'Workspace', title: 'Import SKILL.md…', when: 'global' },
-
-  // catalog
-  { command: 'catalog.search', category: 'Catalog', title: 'Search Skills', keys: ['Mod+F', '/'], when: 'catalog' },
-  { command: 'catalog.clearSearch', category: 'Catalog', title: 'Clear Search', keys: ['Escape'], when: 'catalog' },
-  { command: 'catalog.next', category: 'Catalog', title: 'Next Skill', keys: ['ArrowDown'], when: 'catalog', paletteHidden: true },
-  { command: 'catalog.previous', category: 'Catalog', title: 'Previous Skill', keys: ['ArrowUp'], when: 'catalog', paletteHidden: true },
-  { command: 'catalog.pageDown', category: 'Catalog', title: 'Page Down', keys: ['PageDown'], when: 'catalog', paletteHidden: true },
-  { command: 'catalog.pageUp', category: 'Catalog', title: 'Page Up', keys: ['PageUp'], when: 'catalog', paletteHidden: true },
-  { command: 'catalog.first', category: 'Catalog', title: 'First Skill', keys: ['Mod+Home'], when: 'catalog', paletteHidden: true },
-  { command: 'catalog.last', category: 'Catalog', title: 'Last Skill', keys: ['Mod+End'], when: 'catalog', paletteHidden: true },
-  { command: 'catalog.open', category: 'Catalog', title: 'Open Selected Skill', keys: ['Enter'], when: 'catalog' },
-  { command: 'catalog.openNewTab', category: 'Catalog', title: 'Open Selected Skill in a New Tab', keys: ['Mod+Enter'], when: 'catalog' },
-  { command: 'catalog.preview', category: 'Catalog', title: 'Toggle Preview', keys: ['Space'], when: 'catalog', inTextField: false },
-  { command: 'catalog.diff', category: 'Catalog', title: 'Diff Selected Skill (Draft Against Published)', keys: ['Mod+D'], when: 'catalog' },
-  { command: 'catalog.evaluate', category: 'Catalog', title: 'Evaluate Selected Skill', when: 'catalog' },
-  { command: 'catalog.history', category: 'Catalog', title: 'Show History of Selected Skill', keys: ['Mod+H'], when: 'catalog' },
-  { command: 'catalog.scanMore', category: 'Catalog', title: 'Scan More', when: 'catalog' },
-  { command: 'catalog.refresh', category: 'Catalog', title: 'Reload Catalog', when: 'catalog' },
-
-  // versions
-  { command: 'versions.next', category: 'History', title: 'Next Version', keys: ['ArrowDown'], when: 'versions', paletteHidden: true },
-  { command: 'versions.previous', category: 'History', title: 'Previous Version', keys: ['ArrowUp'], when: 'versions', paletteHidden: true },
-  { command: 'versions.open', category: 'History', title: 'Open Selected Version', keys: ['Enter'], when: 'versions' },
-  { command: 'versions.toggleSelect', category: 'History', title: 'Select for Comparison', keys: ['Space'], when: 'versions', inTextField: false },
-  { command: 'versions.compare', category: 'History', title: 'Compare Selected Versions', keys: ['Mod+Enter'], when: 'versions' },
-  { command: 'versions.delete', category: 'History', title: 'Delete Selected Version…', keys: ['Delete'], when: 'versions', inTextField: false },
-  { command: 'versions.deleteRange', category: 'History', title: 'Delete a Range of Versions…', when: 'versions' },
-  { command: 'versions.toggleTombstones', category: 'History', title: 'Show or Hide Tombstones', when: 'versions' },
-  { command: 'versions.loadMore', category: 'History', title: 'Load Older Versions', when: 'versions' },
-
-  // editor
-  { command: 'editor.nextProblem', category: 'Editor', title: 'Go to Next Problem', keys: ['F8'], when: 'editor' },
-  { command: 'editor.previousProblem', category: 'Editor', title: 'Go to Previous Problem', keys: ['Shift+F8'], when: 'editor' },
-  { command: 'editor.showProblems', category: 'Editor', title: 'Focus Problems Filter', keys: ['Mod+Shift+M'], when: 'editor' },
-  { command: 'editor.focusText', category: 'Editor', title: 'Focus Package Text', keys: ['Mod+Shift+J'], when: 'editor' },
-  { command: 'editor.toggleForm', category: 'Editor', title: 'Toggle Form / JSON View', keys: ['Mod+Shift+F'], when: 'editor' },
-  { command: 'editor.saveDraft', category: 'Editor', title: 'Save Draft', keys: ['Mod+S'], when: 'editor' },
-  { command: 'editor.diffPublished', category: 'Editor', title: 'Diff Draft Against Published', keys: ['Mod+Alt+D'], when: 'editor' },
-  { command: 'editor.diffVersion', category: 'Editor', title: 'Diff Draft Against a Version…', when: 'editor' },
-  { command: 'editor.diffConnection', category: 'Editor', title: 'Diff Draft Against Another Connection…', when: 'editor' },
-  { command: 'editor.publish', category: 'Editor', title: 'Publish Draft', keys: ['Mod+Shift+Enter'], when: 'editor' },
-  { command: 'editor.analyze', category: 'Editor', title: 'Analyze with the Advisor', when: 'editor' },
-  { command: 'editor.requestReview', category: 'Editor', title: 'Request Review…', when: 'editor' },
-  { command: 'editor.improveDescription', category: 'Editor', title: 'Improve Description…', when: 'editor' },
-  { command: 'editor.exportSkillMd', category: 'Editor', title: 'Export as SKILL.md', when: 'editor' },
-
-  // diff
-  { command: 'diff.nextChange', category: 'Diff', title: 'Go to Next Change', keys: ['F7'], when: 'diff' },
-  { command: 'diff.previousChange', category: 'Diff', title: 'Go to Previous Change', keys: ['Shift+F7'], when: 'diff' },
-  { command: 'diff.toggleInline', category: 'Diff', title: 'Toggle Side by Side / Inline', keys: ['Mod+Alt+I'], when: 'diff' },
-  { command: 'diff.toggleUnchanged', category: 'Diff', title: 'Hide or Show Unchanged Regions', keys: ['Mod+Alt+U'], when: 'diff' },
-
-  // merge
-  { command: 'merge.nextConflict', category: 'Merge', title: 'Go to Next Conflict', keys: ['F7'], when: 'merge' },
-  { command: 'merge.previousConflict', category: 'Merge', title: 'Go to Previous Conflict', keys: ['Shift+F7'], when: 'merge' },
-  { command: 'merge.complete', category: 'Merge', title: 'Complete Merge and Publish', keys: ['Mod+Shift+Enter'], when: 'merge' },
-
-  // review
-  { command: 'review.nextField', category: 'Review', title: 'Next Changed Field', keys: [']'], when: 'review' },
-  { command: 'review.previousField', category: 'Review', title: 'Previous Changed Field', keys: ['['], when: 'review' },
-  { command: 'review.toggleViewed', category: 'Review', title: 'Mark Field as Viewed', keys: ['V'], when: 'review' },
-  { command: 'review.approve', category: 'Review', title: 'Approve Request', keys: ['Mod+Enter'], when: 'review' },
-
-  // evaluations
-  { command: 'evals.new', category: 'Eval', title: 'New Evaluation…', when: 'global' },
-  { command: 'evals.showRuns', category: 'Eval', title: 'Show Evaluation Runs', when: 'global' },
-  { command: 'evals.run', category: 'Eval', title: 'Run', keys: ['Mod+Enter'], when: 'evals' },
-  { command: 'evals.stopAll', category: 'Eval', title: 'Stop All Models', when: 'evals' },
-  { command: 'evals.resume', category: 'Eval', title: 'Resume Run', when: 'evals' },
-  { command: 'evals.search', category: 'Eval', title: 'Filter Cases by Regular Expression', keys: ['/'], when: 'evals' },
-  { command: 'evals.next', category: 'Eval', title: 'Next Case', keys: ['ArrowDown'], when: 'evals', paletteHidden: true, inTextField: false },
-  { command: 'evals.previous', category: 'Eval', title: 'Previous Case', keys: ['ArrowUp'], when: 'evals', paletteHidden: true, inTextField: false },
-  { command: 'evals.right', category: 'Eval', title: 'Next Model', keys: ['ArrowRight'], when: 'evals', paletteHidden: true, inTextField: false },
-  { command: 'evals.left', category: 'Eval', title: 'Previous Model', keys: ['ArrowLeft'], when: 'evals', paletteHidden: true, inTextField: false },
-  { command: 'evals.openTrace', category: 'Eval', title: 'Open Trace of Selected Cell', keys: ['Enter'], when: 'evals', inTextField: false },
-  { command: 'evals.closeTrace', category: 'Eval', title: 'Close Trace or Clear Filter', keys: ['Escape'], when: 'evals' },
-  { command: 'evals.showAll', category: 'Eval', title: 'Display: All Cases', keys: ['Alt+1'], when: 'evals' },
-  { command: 'evals.showFailures', category: 'Eval', title: 'Display: Failures', keys: ['Alt+2'], when: 'evals' },
-  { command: 'evals.showErrors', category: 'Eval', title: 'Display: Errors', keys: ['Alt+3'], when: 'evals' },
-  { command: 'evals.showFlaky', category: 'Eval', title: 'Display: Flaky', keys: ['Alt+4'], when: 'evals' },
-  { command: 'evals.showDifferent', category: 'Eval', title: 'Display: Different', keys: ['Alt+5'], when: 'evals' },
-  { command: 'evals.exportJson', category: 'Eval', title: 'Export JSON Report', when: 'evals' },
-  { command: 'evals.exportJunit', category: 'Eval', title: 'Export JUnit Report', when: 'evals' },
-  { command: 'evals.exportMarkdown', category: 'Eval', title: 'Export Markdown Report', when: 'evals' },
-  { command: 'evals.exportHtml', category: 'Eval', title: 'Export HTML Report', when: 'evals' },
-];
-
-/** A human label for a scope, as the help sheet groups rows. */
-export const SCOPE_LABELS: Record<Scope, string> = {
-  global: 'Everywhere',
-  catalog: 'Catalog',
-  versions: 'Version history',
-  connections: 'Connections',
-  editor: 'Package editor',
-  diff: 'Diff',
-  merge: 'Merge',
-  evals: 'Evaluation',
-  review: 'Review',
-};
-
-const BY_COMMAND = new Map(KEYMAP.map((entry) => [entry.command, entry]));
-
-/** The row of `command`; throws for an unknown id so a typo fails fast. */
-export function keymapEntry(command: string): KeymapEntry {
-  const entry = BY_COMMAND.get(command);
-  if (!entry) throw new Error(`Unknown command '${command}': add it to the keymap table`);
-  return entry;
+/** What one feature adds to the keymap: the scopes it owns (with the help sheet's label) and its rows. */
+export interface KeymapContribution {
+  /** Who contributes, named in conflict reports. */
+  id: string;
+  scopes?: Record<Scope, string>;
+  entries: readonly KeymapEntry[];
 }
+
+/** The collected table. */
+export interface Keymap {
+  entries: readonly KeymapEntry[];
+  /** Every declared scope with its label, in declaration order. */
+  scopeLabels: Readonly<Record<Scope, string>>;
+  /** The row of `command`; throws for an unknown id so a typo fails fast. */
+  entry(command: string): KeymapEntry;
+}
+
+/** The shell's own commands: the palette, quick open, tabs, layout, theme and help. */
+export const shellKeymap: KeymapContribution = {
+  id: 'shell',
+  scopes: { global: 'Everywhere' },
+  entries: [
+    { command: 'palette.show', category: 'View', title: 'Show All Commands', keys: ['Mod+Shift+P'], when: 'global' },
+    { command: 'quickOpen.show', category: 'Go', title: 'Go to Skill…', keys: ['Mod+P'], when: 'global' },
+    { command: 'tab.close', category: 'View', title: 'Close Tab', keys: ['Mod+W', 'Alt+W'], when: 'global' },
+    { command: 'tab.next', category: 'View', title: 'Next Tab', keys: ['Mod+PageDown', 'Alt+PageDown'], when: 'global' },
+    { command: 'tab.previous', category: 'View', title: 'Previous Tab', keys: ['Mod+PageUp', 'Alt+PageUp'], when: 'global' },
+    { command: 'tab.pin', category: 'View', title: 'Keep Tab Open', when: 'global' },
+    { command: 'sidebar.toggle', category: 'View', title: 'Toggle Sidebar', keys: ['Mod+B'], when: 'global' },
+    { command: 'focus.sidebar', category: 'View', title: 'Focus Sidebar', keys: ['Mod+0'], when: 'global' },
+    { command: 'focus.main', category: 'View', title: 'Focus Active Tab', keys: ['Mod+1'], when: 'global' },
+    { command: 'theme.dark', category: 'Preferences', title: 'Color Theme: Dark', when: 'global' },
+    { command: 'theme.light', category: 'Preferences', title: 'Color Theme: Light', when: 'global' },
+    { command: 'theme.system', category: 'Preferences', title: 'Color Theme: Follow System', when: 'global' },
+    { command: 'help.shortcuts', category: 'Help', title: 'Keyboard Shortcuts', keys: ['?'], when: 'global' },
+  ],
+};
 
 /** The chords of a row on a platform. */
 export function keysOf(entry: KeymapEntry, platform: 'mac' | 'other'): string[] {
   return (platform === 'mac' ? entry.macKeys : undefined) ?? entry.keys ?? [];
+}
+
+/**
+ * Everything wrong with a set of contributions, one sentence each: a scope or
+ * command declared twice, a row in an undeclared scope, a chord that does not
+ * parse, and two rows giving one chord (on either platform) in one scope.
+ */
+export function keymapConflicts(contributions: readonly KeymapContribution[]): string[] {
+  const problems: string[] = [];
+  const scopeOwner = new Map<Scope, string>();
+  for (const c of contributions) {
+    for (const scope of Object.keys(c.scopes ?? {})) {
+      const owner = scopeOwner.get(scope);
+      if (owner !== undefined) problems.push(`Scope '${scope}' is declared by ${owner} and ${c.id}`);
+      else scopeOwner.set(scope, c.id);
+    }
+  }
+  const commandOwner = new Map<string, string>();
+  const chordOwner = new Map<string, { command: string; by: string }>();
+  for (const c of contributions) {
+    for (const entry of c.entries) {
+      const owner = commandOwner.get(entry.command);
+      if (owner !== undefined) problems.push(`Command '${entry.command}' is contributed by ${owner} and ${c.id}`);
+      commandOwner.set(entry.command, c.id);
+      if (!scopeOwner.has(entry.when)) problems.push(`Command '${entry.command}' of ${c.id} is in the undeclared scope '${entry.when}'`);
+      for (const platform of ['other', 'mac'] as const) {
+        for (const text of keysOf(entry, platform)) {
+          let id: string;
+          try {
+            const chord = parseChord(text);
+            id = `${platform}|${entry.when}|${[...chord.mods].sort().join('+')}+${chord.key}`;
+          } catch (error) {
+            problems.push(`Command '${entry.command}' of ${c.id}: ${(error as Error).message}`);
+            continue;
+          }
+          const previous = chordOwner.get(id);
+          if (previous && previous.command !== entry.command) {
+            problems.push(`${text} in scope '${entry.when}' is bound to '${previous.command}' (${previous.by}) and '${entry.command}' (${c.id})`);
+          } else chordOwner.set(id, { command: entry.command, by: c.id });
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+/**
+ * Joins the contributions into one table, grouped by scope in the order each
+ * scope's first row appears, rows in contribution order (as the help sheet
+ * lists them). A conflict (see
+ * {@link keymapConflicts}) is a programming error and throws, listing them all.
+ */
+export function collectKeymap(contributions: readonly KeymapContribution[]): Keymap {
+  const problems = keymapConflicts(contributions);
+  if (problems.length > 0) throw new Error(`The keymap has conflicts:\n${problems.join('\n')}`);
+  // Grouped by scope (in the order scopes first appear), as the help sheet shows them.
+  const rows = contributions.flatMap((c) => c.entries);
+  const scopeOrder = [...new Set(rows.map((e) => e.when))];
+  const entries = scopeOrder.flatMap((scope) => rows.filter((e) => e.when === scope));
+  const scopeLabels: Record<Scope, string> = Object.assign({}, ...contributions.map((c) => c.scopes ?? {}));
+  const byCommand = new Map(entries.map((entry) => [entry.command, entry]));
+  return {
+    entries,
+    scopeLabels,
+    entry(command) {
+      const entry = byCommand.get(command);
+      if (!entry) throw new Error(`Unknown command '${command}': add it to the keymap table of its feature`);
+      return entry;
+    },
+  };
 }

@@ -11,30 +11,43 @@
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
 
-/** One open tab. */
-export interface Tab {
+/**
+ * The parameters of each tab kind. The feature that opens a kind declares its
+ * parameters beside its opener, by declaration merging:
+ * `declare module '../shell/useTabsStore' { interface TabParamsByKind { editor: EditorTabParams } }`,
+ * so an opener passes the right shape and a view reads it through
+ * {@link paramsOf} without a cast.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by the features, see above
+export interface TabParamsByKind {}
+
+/** A kind of tab some feature declared. */
+export type TabKind = keyof TabParamsByKind & string;
+
+/** One open tab; `Tab<'editor'>` when its kind is known. */
+export interface Tab<K extends TabKind = TabKind> {
   id: string;
   /** The registered tab view that renders it (see `views.ts`). */
-  kind: string;
+  kind: K;
   title: string;
   /** Longer text for the tooltip (e.g. `billing/refund @ prod-redis`). */
   description?: string;
   /** The connection it belongs to; its environment colour underlines the tab. */
   connectionId?: string;
-  /** View-specific parameters (plain JSON). */
-  params: Record<string, unknown>;
+  /** View-specific parameters (plain JSON), typed per kind by {@link TabParamsByKind}. */
+  params: TabParamsByKind[K];
   dirty: boolean;
   preview: boolean;
 }
 
 /** What an opener passes to {@link TabsState.open}. */
-export interface TabSpec {
+export interface TabSpec<K extends TabKind = TabKind> {
   id: string;
-  kind: string;
+  kind: K;
   title: string;
   description?: string;
   connectionId?: string;
-  params?: Record<string, unknown>;
+  params: TabParamsByKind[K];
   /** Open as a preview tab (replaced by the next preview). */
   preview?: boolean;
   /** Open without activating (default: activate). */
@@ -46,12 +59,14 @@ export interface TabsState {
   tabs: Tab[];
   activeId: string | undefined;
   /** Opens (or focuses) a tab and returns its id. */
-  open(spec: TabSpec): string;
+  open<K extends TabKind>(spec: TabSpec<K>): string;
   activate(id: string): void;
   /** Removes tabs without asking; callers go through the guard (`guard.ts`) for dirty ones. */
   remove(ids: string[]): void;
   setDirty(id: string, dirty: boolean): void;
-  update(id: string, patch: Partial<Pick<Tab, 'title' | 'description' | 'params' | 'connectionId'>>): void;
+  update(id: string, patch: Partial<Pick<Tab, 'title' | 'description' | 'connectionId'>>): void;
+  /** Replaces the parameters of tab `id`, if it is of `kind`. */
+  setParams<K extends TabKind>(id: string, kind: K, params: TabParamsByKind[K]): void;
   /** Turns a preview tab into a kept one. */
   keep(id: string): void;
   /** Activates the tab `offset` places away, wrapping around. */
@@ -70,7 +85,7 @@ export const useTabsStore = create<TabsState>()(
           set({
             tabs: tabs.map((t) =>
               t.id === spec.id
-                ? { ...t, title: spec.title, description: spec.description ?? t.description, params: spec.params ?? t.params, preview: t.preview && spec.preview === true }
+                ? { ...t, title: spec.title, description: spec.description ?? t.description, params: spec.params, preview: t.preview && spec.preview === true }
                 : t,
             ),
             ...(spec.background ? {} : { activeId: spec.id }),
@@ -83,7 +98,7 @@ export const useTabsStore = create<TabsState>()(
           title: spec.title,
           ...(spec.description !== undefined ? { description: spec.description } : {}),
           ...(spec.connectionId !== undefined ? { connectionId: spec.connectionId } : {}),
-          params: spec.params ?? {},
+          params: spec.params,
           dirty: false,
           preview: spec.preview === true,
         };
@@ -121,6 +136,9 @@ export const useTabsStore = create<TabsState>()(
       update(id, patch) {
         set({ tabs: get().tabs.map((t) => (t.id === id ? { ...t, ...patch } : t)) });
       },
+      setParams(id, kind, params) {
+        set({ tabs: get().tabs.map((t) => (t.id === id && t.kind === kind ? { ...t, params } : t)) });
+      },
       keep(id) {
         set({ tabs: get().tabs.map((t) => (t.id === id ? { ...t, preview: false } : t)) });
       },
@@ -144,4 +162,15 @@ export const useTabsStore = create<TabsState>()(
 /** The active tab, if any. */
 export function useActiveTab(): Tab | undefined {
   return useTabsStore((s) => s.tabs.find((t) => t.id === s.activeId));
+}
+
+/** Whether `tab` is of `kind`, narrowing its parameters to that kind's. */
+export function isTabOf<K extends TabKind>(tab: Tab, kind: K): tab is Tab<K> {
+  return tab.kind === kind;
+}
+
+/** The parameters of `tab`, a tab of `kind`; throws for a tab of another kind (a view registered for the wrong kind). */
+export function paramsOf<K extends TabKind>(tab: Tab, kind: K): TabParamsByKind[K] {
+  if (!isTabOf(tab, kind)) throw new Error(`Tab '${tab.id}' is a '${tab.kind}' tab, not a '${kind}' tab`);
+  return tab.params;
 }

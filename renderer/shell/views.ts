@@ -6,6 +6,7 @@
  */
 import { createContext, lazy, useContext, type ComponentType, type RefObject } from 'react';
 import type { IntentHandlers } from './intents';
+import { SCOPE_LABELS } from '../keymap';
 import type { Scope } from './keymap';
 import type { Tab } from './useTabsStore';
 
@@ -31,7 +32,7 @@ export function lazyView(load: () => Promise<ComponentType<TabViewProps>>): Comp
 /** A kind of tab. */
 export interface TabView {
   kind: string;
-  /** The keymap scope of its root element. */
+  /** The keymap scope of its root element, declared by a keymap contribution (see `renderer/keymap.ts`). */
   scope: Scope;
   component: ComponentType<TabViewProps>;
   /** The icon before the title: a codicon name (see `icons.tsx`) or a short text glyph. */
@@ -114,13 +115,14 @@ export interface ViewRegistry {
   extensions: ComponentType[];
 }
 
-/** Builds the registry; a kind or activity id registered twice is a programming error. */
+/** Builds the registry; a kind or activity id registered twice, or a tab view in a scope no keymap declares, is a programming error. */
 export function createRegistry(modules: readonly ViewModule[]): ViewRegistry {
   const kinds = new Map<string, TabView>();
   const activities: Activity[] = [];
   for (const module of modules) {
     for (const view of module.tabViews ?? []) {
       if (kinds.has(view.kind)) throw new Error(`Tab kind '${view.kind}' is registered twice`);
+      if (!Object.hasOwn(SCOPE_LABELS, view.scope)) throw new Error(`Tab kind '${view.kind}' is in the scope '${view.scope}', which no keymap contribution declares`);
       kinds.set(view.kind, view);
     }
     for (const activity of module.activities ?? []) {

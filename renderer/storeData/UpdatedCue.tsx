@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'react';
 import type { StoreChange } from '../../core/api/contract';
 import { SafeText } from '../shell/SafeText';
+import './updatedCue.css';
 
 /** How long the cue stays highlighted after an update. */
 const FRESH_MS = 6000;

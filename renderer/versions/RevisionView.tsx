@@ -4,17 +4,15 @@
  * shown as inert text.
  */
 import { useQuery } from '@tanstack/react-query';
-import type { SkillId } from '../../core/package/types';
 import { SafeText } from '../shell/SafeText';
 import { revisionQuery, useLastStoreChange } from '../storeData/queries';
 import { UpdatedCue } from '../storeData/UpdatedCue';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
+import { paramsOf } from '../shell/useTabsStore';
 
 export function RevisionView({ tab }: TabViewProps) {
-  const connection = String(tab.params['connection'] ?? '');
-  const skill = tab.params['skill'] as SkillId;
-  const version = tab.params['version'] as number | 'published';
+  const { connection, skill, version } = paramsOf(tab, 'revision');
   // A published revision follows publications; a retained one can only turn into a tombstone.
   const query = useQuery(revisionQuery(connection, skill, version));
   const revision = query.data;

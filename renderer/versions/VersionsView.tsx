@@ -19,6 +19,7 @@ import { useTabScope } from '../shell/Tabs';
 import { messageOf } from '../shell/useNotificationsStore';
 import type { TabViewProps } from '../shell/views';
 import { DeleteDialog } from './DeleteDialog';
+import { paramsOf } from '../shell/useTabsStore';
 
 /** `namespace/name`. */
 export function keyOf(skill: SkillId): string {
@@ -79,8 +80,9 @@ export function deleteBlocked(v: VersionView): string | undefined {
 }
 
 export function VersionsView({ tab, active }: TabViewProps) {
-  const connection = String(tab.params['connection'] ?? tab.connectionId ?? '');
-  const skill = tab.params['skill'] as SkillId;
+  const params = paramsOf(tab, 'versions');
+  const connection = params.connection || (tab.connectionId ?? '');
+  const { skill } = params;
   const conn = useConnection(connection);
   const scope = useTabScope();
   const { history, reload, more } = useHistory(connection, skill);

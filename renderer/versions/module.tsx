@@ -7,13 +7,32 @@ import type { SkillId } from '../../core/package/types';
 import { useCommands } from '../shell/commands';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { visibleControls } from '../shell/SafeText';
-import { useTabsStore } from '../shell/useTabsStore';
+import { isTabOf, useTabsStore } from '../shell/useTabsStore';
 import { useShellRoot, type ViewModule } from '../shell/views';
 import { RevisionView } from './RevisionView';
 import { VersionsView } from './VersionsView';
+import './versions.css';
 
 function connectionLabel(name: string): string {
   return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
+}
+
+/** The parameters of a version history tab. */
+export interface VersionsTabParams {
+  connection: string;
+  skill: SkillId;
+}
+
+/** The parameters of a revision tab: one retained version, or the published one. */
+export interface RevisionTabParams extends VersionsTabParams {
+  version: number | 'published';
+}
+
+declare module '../shell/useTabsStore' {
+  interface TabParamsByKind {
+    versions: VersionsTabParams;
+    revision: RevisionTabParams;
+  }
 }
 
 /** Opens (or focuses) the history of `skill` on `connection`. */
@@ -47,9 +66,11 @@ export function openRevision(connection: string, skill: SkillId, version: number
 function skillOfTab(): { connection: string; skill: SkillId } | undefined {
   const { tabs, activeId } = useTabsStore.getState();
   const tab = tabs.find((t) => t.id === activeId);
-  const skill = tab?.params['skill'] as SkillId | undefined;
-  const connection = (tab?.params['connection'] as string | undefined) ?? tab?.connectionId;
-  return skill && typeof skill.namespace === 'string' && connection ? { connection, skill } : undefined;
+  // The tabs that show one skill: its editor, its history and one of its revisions.
+  if (!tab || !(isTabOf(tab, 'editor') || isTabOf(tab, 'versions') || isTabOf(tab, 'revision'))) return undefined;
+  const { skill } = tab.params;
+  const connection = tab.params.connection || tab.connectionId;
+  return typeof skill.namespace === 'string' && connection ? { connection, skill } : undefined;
 }
 
 function VersionsCommands() {

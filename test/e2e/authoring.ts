@@ -5,7 +5,7 @@
  */
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { keymapEntry } from '../../renderer/shell/keymap';
+import { keymapEntry } from '../../renderer/keymap';
 import { playwrightChord } from '../../renderer/shell/keys';
 
 /** The skill the journeys edit (an example skill the embedded registry is seeded with). */

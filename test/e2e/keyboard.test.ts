@@ -8,7 +8,8 @@
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYMAP, keysOf } from '../../renderer/shell/keymap';
+import { KEYMAP } from '../../renderer/keymap';
+import { keysOf } from '../../renderer/shell/keymap';
 import { formatChord, playwrightChord } from '../../renderer/shell/keys';
 import { addEmptyExample, addExample, confirmPublish, pressCommand, statusErrors } from './authoring';
 import { seedRefund } from './fixtures';

@@ -7,7 +7,7 @@
 import type { MenuItemConstructorOptions } from 'electron';
 import { describe, expect, it } from 'vitest';
 import { MENU_COMMANDS, acceleratorOf, menuTemplate } from '../../../electron/menu';
-import { KEYMAP } from '../../../renderer/shell/keymap';
+import { KEYMAP } from '../../../renderer/keymap';
 
 function items(template: MenuItemConstructorOptions[]): MenuItemConstructorOptions[] {
   return template.flatMap((item) => [item, ...(Array.isArray(item.submenu) ? items(item.submenu) : [])]);

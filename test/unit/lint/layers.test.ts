@@ -95,6 +95,7 @@ describe('layer lint: runtimes', () => {
     ['core/package/violation.ts', 'export const e = process.env.HOME;\n', /no-restricted-globals.*process/],
     ['core/selector/violation.ts', 'export const w = window.location;\n', /no-restricted-globals.*window/],
     ['renderer/shell/keymap.ts', 'export const w = document.title;\n', /no-restricted-globals.*document/],
+    ['renderer/catalog/keymap.ts', 'export const w = document.title;\n', /no-restricted-globals.*document/],
     ['core/report/violation.ts', "import { request } from 'undici';\nexport { request };\n", /no-restricted-imports.*undici/],
     ['core/package/violation.ts', "import { Redis } from 'ioredis';\nexport { Redis };\n", /no-restricted-imports.*ioredis/],
     ['core/package/violation.ts', "import { readFile } from 'node:fs/promises';\nexport { readFile };\n", /no-restricted-imports.*node:fs\/promises/],

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { firesInTextField } from '../../../../renderer/shell/commands';
-import { KEYMAP, SCOPE_LABELS, keymapEntry, keysOf } from '../../../../renderer/shell/keymap';
+import { KEYMAP, KEYMAP_CONTRIBUTIONS, SCOPE_LABELS, keymapEntry } from '../../../../renderer/keymap';
+import { collectKeymap, keymapConflicts, keysOf, shellKeymap, type KeymapContribution } from '../../../../renderer/shell/keymap';
 import { formatChord, matchesChord, parseChord, playwrightChord, type KeyLike } from '../../../../renderer/shell/keys';
 
 const key = (k: string, mods: Partial<KeyLike> = {}): KeyLike => ({ key: k, ctrlKey: false, metaKey: false, altKey: false, shiftKey: false, ...mods });
@@ -35,6 +36,37 @@ describe('keymap table', () => {
   it('refuses an unknown command or modifier', () => {
     expect(() => keymapEntry('no.such')).toThrow(/keymap table/);
     expect(() => parseChord('Hyper+P')).toThrow(/Unknown modifier/);
+  });
+
+  it('collects every feature contribution, the shell keeping only its own commands', () => {
+    expect(KEYMAP.length).toBe(KEYMAP_CONTRIBUTIONS.reduce((n, c) => n + c.entries.length, 0));
+    expect(keymapConflicts(KEYMAP_CONTRIBUTIONS)).toEqual([]);
+    const shellAreas = new Set(shellKeymap.entries.map((e) => e.command.split('.')[0]));
+    expect([...shellAreas].sort()).toEqual(['focus', 'help', 'palette', 'quickOpen', 'sidebar', 'tab', 'theme']);
+    for (const c of KEYMAP_CONTRIBUTIONS.filter((x) => x !== shellKeymap)) {
+      for (const e of c.entries) expect(e.when === 'global' || Object.hasOwn(c.scopes ?? {}, e.when), `${e.command} of ${c.id} in a scope it does not own`).toBe(true);
+    }
+  });
+
+  it('reports two features binding one chord in one scope, on either platform', () => {
+    const first: KeymapContribution = { id: 'first', scopes: { first: 'First' }, entries: [{ command: 'first.go', category: 'First', title: 'Go', keys: ['Mod+G'], when: 'global' }] };
+    const second: KeymapContribution = { id: 'second', entries: [{ command: 'second.go', category: 'Second', title: 'Go', keys: ['Ctrl+Alt+G'], macKeys: ['Mod+G'], when: 'global' }] };
+    const problems = keymapConflicts([shellKeymap, first, second]);
+    expect(problems).toEqual([`Mod+G in scope 'global' is bound to 'first.go' (first) and 'second.go' (second)`]);
+    expect(() => collectKeymap([shellKeymap, first, second])).toThrow(/first\.go.*second\.go/);
+    // The same chord in different scopes is no conflict: each view has its own meaning for it.
+    const scoped: KeymapContribution = { id: 'scoped', entries: [{ command: 'scoped.go', category: 'Scoped', title: 'Go', keys: ['Mod+G'], when: 'first' }] };
+    expect(keymapConflicts([shellKeymap, first, scoped])).toEqual([]);
+  });
+
+  it('reports a command contributed twice, a scope declared twice and a row in an undeclared scope', () => {
+    const a: KeymapContribution = { id: 'a', scopes: { catalog: 'Catalog' }, entries: [{ command: 'x.run', category: 'X', title: 'Run', when: 'nowhere' }] };
+    const b: KeymapContribution = { id: 'b', scopes: { catalog: 'Catalog again' }, entries: [{ command: 'x.run', category: 'X', title: 'Run', when: 'global' }] };
+    expect(keymapConflicts([shellKeymap, a, b])).toEqual([
+      "Scope 'catalog' is declared by a and b",
+      "Command 'x.run' of a is in the undeclared scope 'nowhere'",
+      "Command 'x.run' is contributed by a and b",
+    ]);
   });
 
   it('shows the palette and quick open on the chords of the research', () => {

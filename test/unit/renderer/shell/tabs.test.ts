@@ -1,7 +1,7 @@
 import './memoryStorage';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { closeTabs, registerTabPersistence, useGuardStore } from '../../../../renderer/shell/guard';
-import { useTabsStore } from '../../../../renderer/shell/useTabsStore';
+import { isTabOf, paramsOf, useTabsStore } from '../../../../renderer/shell/useTabsStore';
 
 const store = () => useTabsStore.getState();
 const ids = () => store().tabs.map((t) => t.id);
@@ -13,31 +13,31 @@ beforeEach(() => {
 
 describe('tabs', () => {
   it('focuses an open tab instead of opening it twice', () => {
-    store().open({ id: 'a', kind: 'catalog', title: 'A' });
-    store().open({ id: 'b', kind: 'catalog', title: 'B' });
-    store().open({ id: 'a', kind: 'catalog', title: 'A' });
+    store().open({ id: 'a', kind: 'catalog', params: { connection: 'c' }, title: 'A' });
+    store().open({ id: 'b', kind: 'catalog', params: { connection: 'c' }, title: 'B' });
+    store().open({ id: 'a', kind: 'catalog', params: { connection: 'c' }, title: 'A' });
     expect(ids()).toEqual(['a', 'b']);
     expect(store().activeId).toBe('a');
   });
 
   it('replaces a preview tab with the next preview, unless it holds edits', () => {
-    store().open({ id: 'x', kind: 'v', title: 'X', preview: true });
-    store().open({ id: 'y', kind: 'v', title: 'Y', preview: true });
+    store().open({ id: 'x', kind: 'review', params: { id: 'r' }, title: 'X', preview: true });
+    store().open({ id: 'y', kind: 'review', params: { id: 'r' }, title: 'Y', preview: true });
     expect(ids()).toEqual(['y']);
     store().setDirty('y', true);
     expect(store().tabs[0]!.preview).toBe(false);
-    store().open({ id: 'z', kind: 'v', title: 'Z', preview: true });
+    store().open({ id: 'z', kind: 'review', params: { id: 'r' }, title: 'Z', preview: true });
     expect(ids()).toEqual(['y', 'z']);
   });
 
   it('keeps a preview tab opened again explicitly', () => {
-    store().open({ id: 'x', kind: 'v', title: 'X', preview: true });
-    store().open({ id: 'x', kind: 'v', title: 'X' });
+    store().open({ id: 'x', kind: 'review', params: { id: 'r' }, title: 'X', preview: true });
+    store().open({ id: 'x', kind: 'review', params: { id: 'r' }, title: 'X' });
     expect(store().tabs[0]!.preview).toBe(false);
   });
 
   it('activates the right neighbour of a closed tab, else the left one', () => {
-    for (const id of ['a', 'b', 'c']) store().open({ id, kind: 'v', title: id });
+    for (const id of ['a', 'b', 'c']) store().open({ id, kind: 'review', params: { id: 'r' }, title: id });
     store().activate('b');
     store().remove(['b']);
     expect(store().activeId).toBe('c');
@@ -46,7 +46,7 @@ describe('tabs', () => {
   });
 
   it('cycles through tabs both ways', () => {
-    for (const id of ['a', 'b', 'c']) store().open({ id, kind: 'v', title: id });
+    for (const id of ['a', 'b', 'c']) store().open({ id, kind: 'review', params: { id: 'r' }, title: id });
     store().cycle(1);
     expect(store().activeId).toBe('a');
     store().cycle(-1);
@@ -56,13 +56,13 @@ describe('tabs', () => {
 
 describe('unsaved-changes guard', () => {
   it('closes clean tabs without asking', async () => {
-    store().open({ id: 'a', kind: 'v', title: 'A' });
+    store().open({ id: 'a', kind: 'review', params: { id: 'r' }, title: 'A' });
     await expect(closeTabs(['a'], 'closing')).resolves.toBe(true);
     expect(ids()).toEqual([]);
   });
 
   it('lists every dirty tab and closes nothing on Cancel', async () => {
-    for (const id of ['a', 'b', 'c']) store().open({ id, kind: 'v', title: id.toUpperCase() });
+    for (const id of ['a', 'b', 'c']) store().open({ id, kind: 'review', params: { id: 'r' }, title: id.toUpperCase() });
     store().setDirty('a', true);
     store().setDirty('c', true);
     const closing = closeTabs(['a', 'b', 'c'], 'Switching connection.');
@@ -74,7 +74,7 @@ describe('unsaved-changes guard', () => {
   });
 
   it('saves every dirty tab on Save, and keeps them all open when one save fails', async () => {
-    for (const id of ['a', 'b']) store().open({ id, kind: 'v', title: id.toUpperCase() });
+    for (const id of ['a', 'b']) store().open({ id, kind: 'review', params: { id: 'r' }, title: id.toUpperCase() });
     store().setDirty('a', true);
     store().setDirty('b', true);
     const saved: string[] = [];
@@ -95,8 +95,22 @@ describe('unsaved-changes guard', () => {
     offB();
   });
 
+  it('gives a view the parameters of its own kind and refuses a tab of another kind', () => {
+    store().open({ id: 'cat', kind: 'catalog', title: 'C', params: { connection: 'prod' } });
+    store().open({ id: 'rev', kind: 'review', title: 'R', params: { id: 'req-1' } });
+    const [catalog, review] = store().tabs;
+    expect(paramsOf(catalog!, 'catalog').connection).toBe('prod');
+    expect(isTabOf(review!, 'catalog')).toBe(false);
+    expect(() => paramsOf(review!, 'catalog')).toThrow(/'review' tab, not a 'catalog' tab/);
+    // Parameters are replaced only on a tab of the kind they belong to.
+    store().setParams('rev', 'catalog', { connection: 'other' });
+    expect(paramsOf(store().tabs[1]!, 'review')).toEqual({ id: 'req-1' });
+    store().setParams('cat', 'catalog', { connection: 'staging' });
+    expect(paramsOf(store().tabs[0]!, 'catalog')).toEqual({ connection: 'staging' });
+  });
+
   it("discards every dirty tab on Don't Save", async () => {
-    store().open({ id: 'a', kind: 'v', title: 'A' });
+    store().open({ id: 'a', kind: 'review', params: { id: 'r' }, title: 'A' });
     store().setDirty('a', true);
     let discarded = false;
     const off = registerTabPersistence('a', () => ({ save: async () => true, discard: () => void (discarded = true) }));

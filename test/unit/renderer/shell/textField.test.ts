@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isTextField, registerCommands, resolveKey, type ElementLike } from '../../../../renderer/shell/commands';
-import { KEYMAP, SCOPE_LABELS, type Scope } from '../../../../renderer/shell/keymap';
+import { KEYMAP, SCOPE_LABELS } from '../../../../renderer/keymap';
+import type { Scope } from '../../../../renderer/shell/keymap';
 
 interface FakeElement extends ElementLike {
   parentElement: FakeElement | null;
