@@ -173,6 +173,14 @@ class RedisStore implements SkillStore {
   private readonly keys: RedisKeyspace;
   private readonly clock: () => Date;
   private closed: Promise<void> | undefined;
+  /**
+   * The order the last whole-catalog read sorted HVALS's answer into (sorted
+   * position → HVALS position). HVALS answers in the hash's own order, which stays
+   * put while the catalog does; starting the sort from the last order lets the
+   * (adaptive) sort finish in one pass instead of n log n comparisons. Only a hint:
+   * the sort still runs, so a changed catalog is sorted correctly.
+   */
+  private catalogOrder: number[] | undefined;
 
   constructor(
     private readonly client: Client,
@@ -220,9 +228,19 @@ class RedisStore implements SkillStore {
     } catch (error) {
       throw new StoreError('integrity_mismatch', `the catalog of ${this.description} holds a damaged entry`, { cause: sanitized(error) });
     }
-    const out = needles.length === 0 ? entries : entries.filter((e) => matchesFilter(e, checked));
-    out.sort(compareSkillIds);
+    const out = needles.length === 0 ? this.sortedCatalog(entries) : entries.filter((e) => matchesFilter(e, checked)).sort(compareSkillIds);
     return checked.limit === undefined ? out : out.slice(0, checked.limit);
+  }
+
+  /** The whole catalog in skill-id order, starting from the order the last read found. */
+  private sortedCatalog(entries: SkillMetadata[]): SkillMetadata[] {
+    const last = this.catalogOrder;
+    const order = last !== undefined && last.length === entries.length ? last.slice() : Array.from(entries.keys());
+    order.sort((a, b) => compareSkillIds(entries[a]!, entries[b]!));
+    this.catalogOrder = order;
+    const out = new Array<SkillMetadata>(order.length);
+    for (let i = 0; i < order.length; i++) out[i] = entries[order[i]!]!;
+    return out;
   }
 
   async resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]> {
