@@ -5,6 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { publishOutcome, publishOutcomeDocument, publishOutcomeLine } from '../../core/api/publishOutcome';
 import { publishConditional, type PublishBase } from '../../core/store/publication';
 import { WorkbenchError } from '../../core/errors';
 import { identityFromPath } from '../../core/workspace/identity';
@@ -66,26 +67,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
     const result = await publishConditional(store, { id, body, base, idempotencyKey: key });
     for (const w of result.validation.warnings) say(io, formatFinding(file, w));
     for (const w of result.warnings) say(io, `skillbench publish: warning ${w.code}: ${w.message}`);
-    const what =
-      result.outcome === 'same_content_noop'
-        ? `unchanged: ${id.namespace}/${id.name} stays at version ${result.version}`
-        : `${result.outcome} ${id.namespace}/${id.name} version ${result.version}`;
-    say(io, `skillbench publish: ${what}${result.replayed ? ' (replayed)' : ''}, ETag ${result.etag}`);
-    if (json) {
-      printJsonDocument(io, 'publish', {
-        namespace: result.namespace,
-        name: result.name,
-        outcome: result.outcome,
-        version: result.version,
-        etag: result.etag,
-        manifest_hash: result.manifest_hash,
-        audit_recorded: result.audit_recorded,
-        warnings: result.warnings,
-        replayed: result.replayed,
-        idempotency_key: key,
-        validation: result.validation,
-      });
-    }
+    const outcome = publishOutcome(result);
+    say(io, `skillbench publish: ${publishOutcomeLine(outcome)}`);
+    if (json) printJsonDocument(io, 'publish', publishOutcomeDocument(outcome, key));
     return EXIT.ok;
   });
 }

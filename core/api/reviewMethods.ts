@@ -42,7 +42,7 @@ import type { WatchOptions } from '../workspace/watch';
 import type { EventHub } from './events';
 import type { ConnectionPool } from './pool';
 import type { Handlers } from './router';
-import { publishOutcome } from './storeMethods';
+import { publishOutcome } from './publishOutcome';
 
 /** What the review methods need. */
 export interface ReviewMethodsOptions {

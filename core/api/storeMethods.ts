@@ -13,19 +13,19 @@ import type { SkillAuthoringLimits, SkillId, SkillPackage } from '../package/typ
 import { skillKey } from '../package/types';
 import { isStoreError } from '../store/errors';
 import { publishConditional } from '../store/publication';
-import type { PublishResult, SkillMetadata, SkillStore, StoredRevision } from '../store/types';
+import type { SkillMetadata, SkillStore, StoredRevision } from '../store/types';
 import type { CatalogScans } from './catalogScan';
 import type {
   ConnectionProfile,
   DeletePreview,
   PackageRevision,
   PublishConflict,
-  PublishOutcome,
   ResolvedPackage,
   VersionView,
   WorkbenchParsedParams,
 } from './contract';
 import type { ConnectionPool } from './pool';
+import { publishOutcome } from './publishOutcome';
 import type { Handlers } from './router';
 
 /** A package as the editor shows it: pretty JSON in the package's field order, with a final newline. */
@@ -66,21 +66,6 @@ export interface StoreMethodsOptions {
    * the callee can note what happened around it (the catalog watch's ticket).
    */
   wholeCatalogRead?: (connection: string, read: () => Promise<SkillMetadata[]>) => Promise<SkillMetadata[]>;
-}
-
-/** A store's publication result as `publish.package` and `reviews.publish` answer it. */
-export function publishOutcome(result: PublishResult): PublishOutcome {
-  return {
-    skill: { namespace: result.namespace, name: result.name },
-    outcome: result.outcome,
-    version: result.version,
-    etag: result.etag,
-    manifest_hash: result.manifest_hash,
-    audit_recorded: result.audit_recorded,
-    warnings: result.warnings,
-    replayed: result.replayed,
-    validation: result.validation,
-  };
 }
 
 /**

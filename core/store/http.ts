@@ -25,10 +25,23 @@
  */
 import { Agent, ProxyAgent, request, type Dispatcher } from 'undici';
 import { createRedactor, redactAuthText, redactUrl, redactValue, type Redactor } from '../redact';
-import { DEFAULT_AUTHORING_LIMITS, resolveLimits } from '../package/index';
-import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
+import { resolveLimits } from '../package/index';
+import type { SkillAuthoringLimits, SkillId, SkillManifest } from '../package/types';
 import { STORE_ERROR_STATUS, StoreError, storeErrorCodeForStatus, type StoreErrorCode } from './errors';
-import { ADMIN_HEADERS, JSON_MEDIA_TYPE, encodeHeaderText } from './httpWire';
+import {
+  ADMIN_HEADERS,
+  JSON_MEDIA_TYPE,
+  decodeDeleteResponse,
+  decodeErrorBody,
+  decodeListResponse,
+  decodePublishResponse,
+  decodeRevision,
+  decodeSchemaLimits,
+  decodeVersionPage,
+  encodeHeaderText,
+  isWireObject,
+  type WireJson,
+} from './httpWire';
 import { parseRetryAfter } from '../retry';
 import { mayRetry, retryDelayMs, type AttemptFailure, type RetryMode } from './httpRetry';
 import { checkPublishRequest } from './publication';
@@ -48,8 +61,6 @@ import type {
   SkillResourceBody,
   SkillStore,
   StoredRevision,
-  StoreWarning,
-  VersionEntry,
   VersionPage,
   VersionQuery,
 } from './types';
@@ -101,25 +112,7 @@ interface Answer {
   json: unknown;
 }
 
-type Json = Record<string, unknown>;
-
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown, fallback = ''): string {
-  return typeof value === 'string' ? value : fallback;
-}
-
-function strs(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
-}
-
-function num(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isSafeInteger(value) ? value : undefined;
-}
 
 function headerValue(headers: Answer['headers'], name: string): string | undefined {
   const v = headers[name];
@@ -136,63 +129,6 @@ function errorCodeOf(error: unknown): string | undefined {
     current = inner ?? (current as { cause?: unknown }).cause;
   }
   return undefined;
-}
-
-const EMPTY_METRICS: PackageMetrics = {
-  manifest_bytes: 0,
-  resource_bytes: 0,
-  package_bytes: 0,
-  manifest_tokens: 0,
-  resource_tokens: 0,
-  resource_count: 0,
-  token_estimator: { name: 'truvag3-canonical', version: 'v1' },
-};
-
-function metricsOf(value: unknown): PackageMetrics {
-  if (!isObject(value)) return EMPTY_METRICS;
-  const n = (k: keyof PackageMetrics) => num(value[k]) ?? 0;
-  const estimator = isObject(value['token_estimator']) ? value['token_estimator'] : {};
-  return {
-    manifest_bytes: n('manifest_bytes'),
-    resource_bytes: n('resource_bytes'),
-    package_bytes: n('package_bytes'),
-    manifest_tokens: n('manifest_tokens'),
-    resource_tokens: n('resource_tokens'),
-    resource_count: n('resource_count'),
-    token_estimator: { ...EMPTY_METRICS.token_estimator, ...(estimator as object) } as PackageMetrics['token_estimator'],
-  };
-}
-
-function findings(value: unknown): Finding[] {
-  return Array.isArray(value) ? value.filter(isObject).map((f) => f as unknown as Finding) : [];
-}
-
-function metadataOf(value: unknown): SkillMetadata | undefined {
-  if (!isObject(value)) return undefined;
-  const version = num(value['version']);
-  if (typeof value['namespace'] !== 'string' || typeof value['name'] !== 'string' || version === undefined) return undefined;
-  // Known fields only: whatever else a host adds stays out of the body-free catalog.
-  return {
-    namespace: value['namespace'],
-    name: value['name'],
-    display_name: str(value['display_name']),
-    description: str(value['description']),
-    domains: strs(value['domains']),
-    tags: strs(value['tags']),
-    version,
-    manifest_hash: str(value['manifest_hash']),
-    updated_at: str(value['updated_at']),
-  };
-}
-
-function warningsOf(value: unknown): StoreWarning[] {
-  return Array.isArray(value)
-    ? value.filter(isObject).map((w) => ({ code: str(w['code'], 'warning'), message: str(w['message']) }))
-    : [];
-}
-
-function numbers(value: unknown): number[] {
-  return Array.isArray(value) ? value.filter((v): v is number => typeof v === 'number' && Number.isSafeInteger(v)) : [];
 }
 
 class HttpStore implements SkillStore {
@@ -333,73 +269,42 @@ class HttpStore implements SkillStore {
     return { status: response.statusCode, headers: response.headers, json };
   }
 
-  private async getJson(path: string, query?: CallOptions['query']): Promise<Json> {
+  private async getJson(path: string, query?: CallOptions['query']): Promise<WireJson> {
     const answer = await this.call('GET', path, { mode: 'read', ...(query ? { query } : {}) });
-    return isObject(answer.json) ? answer.json : { items: answer.json };
+    return isWireObject(answer.json) ? answer.json : { items: answer.json };
   }
 
   // --- revision reads ----------------------------------------------------------
 
-  private revisionOf(id: SkillId, answer: Json, etagHeader: string | undefined, what: string): StoredRevision {
-    const pkg = answer['package'];
-    const version = num(answer['version']);
-    if (!isObject(pkg) || version === undefined) {
-      throw new StoreError('unavailable', `${what}: the host's answer has no package or version`);
-    }
-    const hashes = isObject(answer['resource_hashes']) ? answer['resource_hashes'] : {};
-    return {
-      namespace: str(answer['namespace'], id.namespace),
-      name: str(answer['name'], id.name),
-      version,
-      etag: str(answer['etag'], etagHeader ?? ''),
-      package: pkg as unknown as SkillPackage,
-      manifest_hash: str(answer['manifest_hash']),
-      resource_hashes: Object.fromEntries(Object.entries(hashes).filter(([, v]) => typeof v === 'string')) as Record<string, string>,
-      created_at: str(answer['created_at']),
-      published: typeof answer['published'] === 'boolean' ? answer['published'] : false,
-    };
+  private revisionOf(id: SkillId, answer: Answer, defaults: { etag: string | undefined; published: boolean }, what: string): StoredRevision {
+    const revision = decodeRevision(id, isWireObject(answer.json) ? answer.json : {}, defaults);
+    if (!revision) throw new StoreError('unavailable', `${what}: the host's answer has no package or version`);
+    return revision;
   }
 
   async getPublished(id: SkillId): Promise<StoredRevision> {
     const path = this.skillPath(id);
     const answer = await this.call('GET', path, { mode: 'read' });
-    const body = isObject(answer.json) ? answer.json : {};
-    const revision = this.revisionOf(id, body, headerValue(answer.headers, ADMIN_HEADERS.etag), `GET ${path}`);
-    return typeof body['published'] === 'boolean' ? revision : { ...revision, published: true };
+    // The published read is the published revision unless the host says otherwise.
+    return this.revisionOf(id, answer, { etag: headerValue(answer.headers, ADMIN_HEADERS.etag), published: true }, `GET ${path}`);
   }
 
   async getVersion(id: SkillId, version: number): Promise<StoredRevision> {
     const path = this.skillPath(id, `/versions/${positive(version, 'version')}`);
     const answer = await this.call('GET', path, { mode: 'read' });
-    return this.revisionOf(id, isObject(answer.json) ? answer.json : {}, undefined, `GET ${path}`);
+    return this.revisionOf(id, answer, { etag: undefined, published: false }, `GET ${path}`);
   }
 
   async listVersions(id: SkillId, query?: VersionQuery): Promise<VersionPage> {
     const body = await this.getJson(this.skillPath(id, '/versions'), { before: query?.before, limit: query?.limit });
-    const list = Array.isArray(body['versions']) ? body['versions'] : Array.isArray(body['items']) ? body['items'] : [];
-    const versions: VersionEntry[] = [];
-    for (const v of list) {
-      if (!isObject(v) || num(v['version']) === undefined) continue;
-      const entry: VersionEntry = {
-        version: num(v['version']) as number,
-        status: v['status'] === 'deleted' ? 'deleted' : 'available',
-        created_at: str(v['created_at']),
-        manifest_hash: str(v['manifest_hash']),
-        change_reason: str(v['change_reason']),
-      };
-      if (typeof v['deleted_at'] === 'string') entry.deleted_at = v['deleted_at'];
-      if (v['protection'] === 'published' || v['protection'] === 'protected') entry.protection = v['protection'];
-      versions.push(entry);
-    }
-    return { versions, next_before: num(body['next_before']) ?? null };
+    return decodeVersionPage(body);
   }
 
   // --- runtime reads -----------------------------------------------------------
 
   async listMetadata(filter?: MetadataFilter): Promise<SkillMetadata[]> {
     const body = await this.getJson('', { namespace: filter?.namespace, domain: filter?.domain, tag: filter?.tag, limit: filter?.limit });
-    const list = Array.isArray(body['skills']) ? body['skills'] : Array.isArray(body['items']) ? body['items'] : [];
-    return list.map(metadataOf).filter((m): m is SkillMetadata => m !== undefined);
+    return decodeListResponse(body);
   }
 
   async resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]> {
@@ -492,35 +397,9 @@ class HttpStore implements SkillStore {
     if (request.approval !== undefined) headers[ADMIN_HEADERS.approval] = request.approval;
     this.addActor(headers, request.actor);
     const answer = await this.call('PUT', path, { headers, body, mode: request.idempotencyKey !== undefined ? 'keyed' : 'unkeyed' });
-    const j = isObject(answer.json) ? answer.json : {};
-    const version = num(j['version']);
-    const etag = str(j['etag'], headerValue(answer.headers, ADMIN_HEADERS.etag) ?? '');
-    if (version === undefined || etag.length === 0) {
-      throw new StoreError('unavailable', `PUT ${path}: the host's answer has no version or ETag`);
-    }
-    const outcome = j['outcome'];
-    const validation = isObject(j['validation']) ? j['validation'] : {};
-    return {
-      namespace: str(j['namespace'], request.id.namespace),
-      name: str(j['name'], request.id.name),
-      outcome:
-        outcome === 'created' || outcome === 'published' || outcome === 'same_content_noop'
-          ? outcome
-          : answer.status === 201
-            ? 'created'
-            : 'published',
-      version,
-      etag,
-      manifest_hash: str(j['manifest_hash']),
-      // A host that does not say whether the audit event was delivered gets no benefit of the doubt.
-      audit_recorded: j['audit_recorded'] === true,
-      warnings: warningsOf(j['warnings']),
-      validation: {
-        warnings: findings(validation['warnings']),
-        metrics: metricsOf(validation['metrics']),
-      },
-      replayed: j['replayed'] === true,
-    };
+    const result = decodePublishResponse(request.id, isWireObject(answer.json) ? answer.json : {}, answer.status, headerValue(answer.headers, ADMIN_HEADERS.etag));
+    if (!result) throw new StoreError('unavailable', `PUT ${path}: the host's answer has no version or ETag`);
+    return result;
   }
 
   async deleteVersions(request: DeleteRequest): Promise<DeleteResult> {
@@ -543,16 +422,7 @@ class HttpStore implements SkillStore {
       mode: 'delete',
       ...(from === to ? {} : { query: { from, to } }),
     });
-    const j = isObject(answer.json) ? answer.json : {};
-    return {
-      namespace: str(j['namespace'], request.id.namespace),
-      name: str(j['name'], request.id.name),
-      deleted: numbers(j['deleted']),
-      already_deleted: numbers(j['already_deleted']),
-      etag: str(j['etag'], headerValue(answer.headers, ADMIN_HEADERS.etag) ?? ''),
-      audit_recorded: j['audit_recorded'] === true,
-      warnings: warningsOf(j['warnings']),
-    };
+    return decodeDeleteResponse(request.id, isWireObject(answer.json) ? answer.json : {}, headerValue(answer.headers, ADMIN_HEADERS.etag));
   }
 
   private addActor(headers: Record<string, string>, actor: string | undefined): void {
@@ -576,7 +446,7 @@ class HttpStore implements SkillStore {
       }
       throw error;
     }
-    const learned = limitsFromSchema(answer.json);
+    const learned = decodeSchemaLimits(answer.json);
     this.limits = { ...this.limits, ...learned };
   }
 
@@ -628,55 +498,29 @@ async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: 
   await Promise.all(workers);
 }
 
-/**
- * Authoring limits a host states in its schema's `x-limits` member (our reference
- * host adds it); anything absent keeps the client's defaults.
- */
-function limitsFromSchema(schema: unknown): Partial<SkillAuthoringLimits> {
-  if (!isObject(schema)) return {};
-  const out: Partial<SkillAuthoringLimits> = {};
-  const ext = schema['x-limits'];
-  if (isObject(ext)) {
-    for (const key of Object.keys(DEFAULT_AUTHORING_LIMITS) as Array<keyof SkillAuthoringLimits>) {
-      const v = ext[key];
-      if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) out[key] = v;
-    }
-  }
-  return out;
+/** The store error code of a non-2xx answer: the body's code when its status agrees, else the status's. */
+function codeOf(bodyCode: string | undefined, status: number): StoreErrorCode {
+  if (bodyCode !== undefined && bodyCode in STORE_ERROR_STATUS && STORE_ERROR_STATUS[bodyCode as StoreErrorCode] === status) return bodyCode as StoreErrorCode;
+  // A gateway's 502 says nothing about our content.
+  if (status === 502) return 'unavailable';
+  const code = storeErrorCodeForStatus(status);
+  if (code !== undefined) return code;
+  if (status === 408) return 'timeout';
+  if (status >= 500 || status === 429) return 'unavailable';
+  return 'invalid_request';
 }
 
 /** The error of a non-2xx answer; `clean` removes credentials from what the host wrote. */
 function errorFromAnswer(answer: Answer, what: string, clean: (text: string) => string): StoreError {
   const { status } = answer;
-  const body = isObject(answer.json) ? answer.json : {};
-  const err = body['error'];
-  const bodyCode = isObject(err) ? str(err['code']) : undefined;
-  let message = isObject(err) ? str(err['message']) : typeof err === 'string' ? err : str(body['message']);
-  let details: Record<string, unknown> | undefined = isObject(err) && isObject(err['details']) ? { ...err['details'] } : undefined;
-
-  let code: StoreErrorCode | undefined;
-  if (bodyCode !== undefined && bodyCode in STORE_ERROR_STATUS && STORE_ERROR_STATUS[bodyCode as StoreErrorCode] === status) {
-    code = bodyCode as StoreErrorCode;
-  } else if (status === 502) {
-    // A gateway's 502 says nothing about our content.
-    code = 'unavailable';
-  } else {
-    code = storeErrorCodeForStatus(status);
-  }
+  const decoded = decodeErrorBody(answer.json, (bodyCode) => codeOf(bodyCode, status) === 'validation_failed');
+  const code = codeOf(decoded.code, status);
+  let { message } = decoded;
+  const { details } = decoded;
   if (code === 'unauthorized') {
     message = `the host refused the credentials (HTTP 401): check the token or headers of the connection${message ? `; it said: ${message}` : ''}`;
   } else if (code === 'forbidden') {
     message = `the host refused the request (HTTP 403): the credentials are valid but lack the permission${message ? `; it said: ${message}` : ''}`;
-  }
-  if (code === undefined) {
-    if (status === 408) code = 'timeout';
-    else if (status >= 500 || status === 429) code = 'unavailable';
-    else code = 'invalid_request';
-  }
-  if (code === 'validation_failed' && (details === undefined || !Array.isArray(details['errors']))) {
-    // Other hosts may put findings at the top level or under `validation`.
-    const v = isObject(body['validation']) ? body['validation'] : body;
-    if (Array.isArray(v['errors'])) details = { ...details, errors: v['errors'], warnings: v['warnings'] ?? [], metrics: v['metrics'] };
   }
   const text = clean(message || `HTTP ${status}`);
   const safeDetails = details ? redactValue(details, clean) : undefined;

@@ -5,14 +5,11 @@
  * key layout in `redisKeyspace.ts`, the atomic mutations in `redisScripts.ts`.
  * Publication and deletion are one Lua script each; reads take one round trip
  * each, and `listMetadata` / `resolveCandidates` take one round trip whatever the
- * number of skills or bindings. ioredis failures are mapped to `StoreError`s at
- * this boundary (`toStoreError`) and messages name the URL with its password
- * replaced by `***`.
+ * number of skills or bindings. Connecting (standalone, Sentinel, Cluster options
+ * and the ready wait) is `redisClient.ts`; ioredis failures are mapped to
+ * `StoreError`s at this boundary by `redisErrors.ts`, and messages name the URL
+ * with its password replaced by `***`.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import type { ConnectionOptions } from 'node:tls';
-import { Cluster, Redis, type ClusterOptions, type NatMap, type RedisOptions } from 'ioredis';
 import { resolveLimits } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { WorkbenchError } from '../errors';
@@ -25,9 +22,9 @@ import { checkMetadataFilter, matchesFilter } from './listing';
 import { auditAfterCommit, auditNotRecordedWarning, checkPublishPrecondition, preparePublication, type PreparedPublication } from './publication';
 import { checkSkillId, compareSkillIds, isSlug } from './skillIds';
 import { redisKeyspace, type RedisKeyspace } from './redisKeyspace';
-import { DELETE_LUA, HISTORY_LUA, IDEMPOTENCY_AUDITED_LUA, PUBLISH_LUA, READ_REVISION_LUA } from './redisScripts';
 import { checkDeployment, parseRedisUrl, type RedisConnectionConfig } from './redisUrl';
-import { plainRedisOnTlsPort } from './redisTlsProbe';
+import { connectRedisClient, masterNodes, type RedisClient, type RedisClientOptions, type ScriptCommands } from './redisClient';
+import { sanitized, toStoreError } from './redisErrors';
 import type {
   AuditEvent,
   AuditSink,
@@ -50,106 +47,23 @@ import type {
   VersionQuery,
 } from './types';
 
-/** Options of {@link openRedisStore}. Values given here win over URL options only where noted. */
-export interface RedisStoreOptions {
+/** Options of {@link openRedisStore}: how to connect, plus the store's own limits, audit and deployment. */
+export interface RedisStoreOptions extends RedisClientOptions {
   limits?: Partial<SkillAuthoringLimits>;
   adminLimits?: Partial<SkillAdministrationLimits>;
   /** Audit sink; defaults to {@link RedisStreamAuditSink} on the deployment's `…:audit` stream. */
   audit?: AuditSink;
   /** Deployment namespace; must agree with `?deployment=` when both are given. */
   deployment?: string;
-  /** Extra TLS options (e.g. `ca`, `cert`, `key`) for `rediss…` URLs, merged over `?ca=` / `?servername=`. */
-  tls?: ConnectionOptions;
-  /** Credentials of the Sentinel processes themselves (the URL's user:pass are the master's). */
-  sentinels?: { username?: string; password?: string; tls?: boolean };
-  /** Cluster options: address translation for nodes announced under other addresses. */
-  cluster?: { natMap?: NatMap };
-  /** TCP connect timeout in ms (default 5000; URL `connect_timeout`). */
-  connectTimeoutMs?: number;
-  /** Per-command timeout in ms (default 5000; URL `command_timeout`). */
-  commandTimeoutMs?: number;
-  /** Alias of `commandTimeoutMs` used by `openStore` (core/store/connect.ts). */
-  timeoutMs?: number;
   /** Approximate length the default audit stream is trimmed to (default 100000). */
   auditMaxLen?: number;
-  /** Base of a relative `?ca=` path (default: the process's working directory). */
-  cwd?: string;
   /** Time source for `created_at` / `deleted_at`, for tests. */
   clock?: () => Date;
 }
 
-const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
 const DEFAULT_AUDIT_MAXLEN = 100_000;
 
-type Client = Redis | Cluster;
-type Reply = unknown;
-
-/** Script commands registered with ioredis `defineCommand` (EVALSHA, EVAL on NOSCRIPT). */
-interface ScriptCommands {
-  skillPublish(...args: (string | number)[]): Promise<Reply>;
-  skillDelete(...args: (string | number)[]): Promise<Reply>;
-  skillReadRevision(...args: (string | number)[]): Promise<Reply>;
-  skillHistory(...args: (string | number)[]): Promise<Reply>;
-  skillIdempotencyAudited(...args: (string | number)[]): Promise<Reply>;
-}
-
-// ---------------------------------------------------------------------------
-// Error mapping.
-
-const UNAVAILABLE =
-  /ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|Connection is closed|Stream isn't writeable|max retries per request|All sentinels are unreachable|Failed to refresh slots cache|None of startup nodes is available|CLUSTERDOWN|LOADING|MASTERDOWN|TRYAGAIN|READONLY|OOM |MOVED|ASK |closed|not connected/i;
-const AUTH = /WRONGPASS|NOAUTH|invalid username-password|invalid password|AUTH failed|ERR AUTH/i;
-
-/** A copy of an ioredis error without `command` (whose args may hold a password or a package). */
-function sanitized(error: unknown): Error {
-  const source = error instanceof Error ? error : new Error(String(error));
-  const copy = new Error(source.message);
-  copy.name = source.name;
-  if (source.stack) copy.stack = source.stack;
-  return copy;
-}
-
-/**
- * Maps an ioredis failure to the store taxonomy: connection loss → 503
- * `unavailable`, command timeout → 504 `timeout`, wrong or missing credentials →
- * 401 `unauthorized`, an ACL denial → 403 `forbidden`, each with an actionable
- * message; anything else (a script error) → `internal`.
- * `where` is the redacted URL; `what` the operation.
- */
-export function toStoreError(error: unknown, where: string, what: string): WorkbenchError {
-  if (error instanceof WorkbenchError) return error;
-  let message = error instanceof Error ? error.message : String(error);
-  // A cluster that cannot load its slot map says why only on the last node error.
-  const lastNodeError = (error as { lastNodeError?: unknown } | null)?.lastNodeError;
-  if (lastNodeError instanceof Error) message = `${message} (${lastNodeError.message})`;
-  const cause = sanitized(error);
-  if (/Command timed out/i.test(message)) {
-    return new StoreError('timeout', `Redis at ${where} did not answer in time (${what})`, { cause });
-  }
-  if (AUTH.test(message)) {
-    return new StoreError(
-      'unauthorized',
-      `Redis at ${where} refused the credentials (${message.split(' ')[0]}): check the user name and password of the connection`,
-      { cause },
-    );
-  }
-  const tlsCode = String((error as { code?: unknown } | null)?.code ?? '');
-  if (/certificate|CERT_|SSL|TLS|handshake/i.test(message) || /^ERR_TLS|CERT|SSL/.test(tlsCode)) {
-    return new StoreError(
-      'unavailable',
-      `the TLS connection to ${where} failed (${message}): check the server certificate, '?ca=' and '?servername='`,
-      { cause },
-    );
-  }
-  if (/NOPERM/.test(message)) {
-    return new StoreError('forbidden', `the Redis user of ${where} lacks a permission the skill store needs (${what}): ${message}`, { cause });
-  }
-  if (UNAVAILABLE.test(message)) {
-    return new StoreError('unavailable', `Redis at ${where} is unavailable (${what}): ${message}`, { cause });
-  }
-  return new WorkbenchError('internal', `Redis at ${where} failed unexpectedly (${what}): ${message}`, { cause });
-}
+type Client = RedisClient;
 
 // ---------------------------------------------------------------------------
 // Audit.
@@ -259,6 +173,14 @@ class RedisStore implements SkillStore {
   private readonly keys: RedisKeyspace;
   private readonly clock: () => Date;
   private closed: Promise<void> | undefined;
+  /**
+   * The order the last whole-catalog read sorted HVALS's answer into (sorted
+   * position → HVALS position). HVALS answers in the hash's own order, which stays
+   * put while the catalog does; starting the sort from the last order lets the
+   * (adaptive) sort finish in one pass instead of n log n comparisons. Only a hint:
+   * the sort still runs, so a changed catalog is sorted correctly.
+   */
+  private catalogOrder: number[] | undefined;
 
   constructor(
     private readonly client: Client,
@@ -306,9 +228,19 @@ class RedisStore implements SkillStore {
     } catch (error) {
       throw new StoreError('integrity_mismatch', `the catalog of ${this.description} holds a damaged entry`, { cause: sanitized(error) });
     }
-    const out = needles.length === 0 ? entries : entries.filter((e) => matchesFilter(e, checked));
-    out.sort(compareSkillIds);
+    const out = needles.length === 0 ? this.sortedCatalog(entries) : entries.filter((e) => matchesFilter(e, checked)).sort(compareSkillIds);
     return checked.limit === undefined ? out : out.slice(0, checked.limit);
+  }
+
+  /** The whole catalog in skill-id order, starting from the order the last read found. */
+  private sortedCatalog(entries: SkillMetadata[]): SkillMetadata[] {
+    const last = this.catalogOrder;
+    const order = last !== undefined && last.length === entries.length ? last.slice() : Array.from(entries.keys());
+    order.sort((a, b) => compareSkillIds(entries[a]!, entries[b]!));
+    this.catalogOrder = order;
+    const out = new Array<SkillMetadata>(order.length);
+    for (let i = 0; i < order.length; i++) out[i] = entries[order[i]!]!;
+    return out;
   }
 
   async resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]> {
@@ -661,9 +593,8 @@ class RedisStore implements SkillStore {
   async deployments(limit = 100): Promise<string[]> {
     const found = new Set<string>();
     const pattern = 'truvag3:v1:*:skills:{*:skills}:catalog';
-    const nodes: Redis[] = this.client instanceof Cluster ? this.client.nodes('master') : [this.client];
     try {
-      for (const node of nodes) {
+      for (const node of masterNodes(this.client)) {
         let cursor = '0';
         do {
           const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
@@ -739,121 +670,6 @@ function decodeRecord(flat: unknown): IdempotencyRecord | undefined {
   }
 }
 
-// ---------------------------------------------------------------------------
-// Connecting.
-
-function defineScripts(client: Client): void {
-  client.defineCommand('skillPublish', { numberOfKeys: 4, lua: PUBLISH_LUA });
-  client.defineCommand('skillDelete', { numberOfKeys: 2, lua: DELETE_LUA });
-  client.defineCommand('skillReadRevision', { numberOfKeys: 2, lua: READ_REVISION_LUA });
-  client.defineCommand('skillHistory', { numberOfKeys: 3, lua: HISTORY_LUA });
-  client.defineCommand('skillIdempotencyAudited', { numberOfKeys: 1, lua: IDEMPOTENCY_AUDITED_LUA });
-}
-
-function tlsOptions(config: RedisConnectionConfig, options: RedisStoreOptions): ConnectionOptions | undefined {
-  const extra = options.tls;
-  if (!config.tls) {
-    if (extra) throw new StoreError('invalid_request', `TLS options need a rediss URL, got ${config.redacted}`);
-    return undefined;
-  }
-  const tls: ConnectionOptions = {};
-  if (config.caFile !== undefined) {
-    try {
-      tls.ca = readFileSync(resolve(options.cwd ?? process.cwd(), config.caFile));
-    } catch (error) {
-      throw new StoreError('invalid_request', `cannot read the CA file '${config.caFile}' of ${config.redacted}: ${(error as Error).message}`);
-    }
-  }
-  if (config.servername !== undefined) tls.servername = config.servername;
-  return { ...tls, ...extra };
-}
-
-function createClient(config: RedisConnectionConfig, options: RedisStoreOptions, state: { ready: boolean }): Client {
-  const connectTimeout = options.connectTimeoutMs ?? config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const commandTimeout = options.commandTimeoutMs ?? options.timeoutMs ?? config.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
-  // Fail the first connection at once (the caller gets a clear error); reconnect with back-off later.
-  const retry = (times: number): number | null => (state.ready ? Math.min(50 * 2 ** Math.min(times, 6), 2_000) : null);
-  const tls = tlsOptions(config, options);
-  const common: RedisOptions = {
-    db: 0,
-    connectTimeout,
-    commandTimeout,
-    // A request in flight when the connection drops, or waiting through a failed
-    // reconnect, fails at once with 503 instead of hanging until the command timeout.
-    maxRetriesPerRequest: 0,
-    // A mutation whose reply was lost must not be sent twice behind the caller's back.
-    autoResendUnfulfilledCommands: false,
-    enableReadyCheck: true,
-  };
-  if (config.username !== undefined) common.username = config.username;
-  if (config.password !== undefined) common.password = config.password;
-  if (tls) common.tls = tls;
-
-  if (config.topology === 'cluster') {
-    const clusterOptions: ClusterOptions = {
-      lazyConnect: true,
-      redisOptions: common,
-      clusterRetryStrategy: retry,
-      slotsRefreshTimeout: connectTimeout,
-      enableReadyCheck: true,
-    };
-    if (options.cluster?.natMap) clusterOptions.natMap = options.cluster.natMap;
-    return new Cluster(config.hosts, clusterOptions);
-  }
-  const redisOptions: RedisOptions = { ...common, lazyConnect: true, retryStrategy: retry };
-  if (config.topology === 'sentinel') {
-    redisOptions.sentinels = config.hosts;
-    redisOptions.name = config.masterName ?? '';
-    redisOptions.sentinelRetryStrategy = retry;
-    if (options.sentinels?.username !== undefined) redisOptions.sentinelUsername = options.sentinels.username;
-    if (options.sentinels?.password !== undefined) redisOptions.sentinelPassword = options.sentinels.password;
-    if (options.sentinels?.tls) redisOptions.enableTLSForSentinelMode = true;
-    if (tls) redisOptions.sentinelTLS = tls;
-  } else {
-    const [node] = config.hosts;
-    redisOptions.host = node?.host ?? '127.0.0.1';
-    redisOptions.port = node?.port ?? 6379;
-  }
-  return new Redis(redisOptions);
-}
-
-/** Resolves once the client is ready; rejects with a mapped error on its first `error` or `end`. */
-function waitReady(client: Client, config: RedisConnectionConfig, timeoutMs: number): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    let lastError: unknown;
-    let settled = false;
-    const finish = (error?: unknown) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      client.off('ready', onReady);
-      client.off('error', onError);
-      client.off('end', onEnd);
-      if (error === undefined) resolve();
-      else reject(error);
-    };
-    const onReady = () => finish();
-    const onError = (error: unknown) => {
-      lastError = error;
-      finish(toStoreError(error, config.redacted, 'connecting'));
-    };
-    const onEnd = () =>
-      finish(
-        lastError === undefined
-          ? new StoreError('unavailable', `cannot connect to Redis at ${config.redacted}: the connection closed`)
-          : toStoreError(lastError, config.redacted, 'connecting'),
-      );
-    const timer = setTimeout(
-      () => finish(new StoreError('timeout', `Redis at ${config.redacted} was not ready within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    client.on('ready', onReady);
-    client.on('error', onError);
-    client.on('end', onEnd);
-    client.connect().catch(onError);
-  });
-}
-
 /**
  * Opens the redis store named by `url` and resolves once the client is ready.
  *
@@ -879,21 +695,7 @@ export async function openRedisStore(url: string, options: RedisStoreOptions = {
     }
     config.deployment = options.deployment;
   }
-  const state = { ready: false };
-  const client = createClient(config, options, state);
-  // ioredis emits 'error' on every failed reconnect; without a listener it would print.
-  const ignore = () => undefined;
-  client.on('error', ignore);
-  defineScripts(client);
-  const connectTimeout = options.connectTimeoutMs ?? config.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  try {
-    const ready = waitReady(client, config, connectTimeout * 2);
-    await Promise.race([ready, plainRedisOnTlsPort(config, ready, connectTimeout)]);
-  } catch (error) {
-    client.disconnect();
-    throw error;
-  }
-  state.ready = true;
+  const client = await connectRedisClient(config, options);
   return new RedisStore(client, config, options);
 }
 

@@ -310,6 +310,42 @@ describe('redis adapter', () => {
       expect((await rejection(openRedisStore(`${standalone.url}?deployment=Not_A_Slug`))).code).toBe('invalid_request');
     });
 
+    it('lists the catalog in skill-id order however the hash changes between reads, and still reports a damaged entry', async () => {
+      const deployment = 'catalog-order';
+      const store = await openRedisStore(`${standalone.url}?deployment=${deployment}`);
+      const raw = new Redis(standalone.url);
+      const catalog = redisKeyspace(deployment).catalog;
+      const entry = (id: SkillId) =>
+        JSON.stringify({ ...id, display_name: id.name, description: 'd', domains: ['ops'], tags: ['t'], manifest_hash: 'sha256:00', updated_at: '2026-01-01T00:00:00.000Z', version: 1 });
+      const put = (ids: SkillId[]) => raw.hset(catalog, Object.fromEntries(ids.map((id) => [`${id.namespace}/${id.name}`, entry(id)])));
+      const expected = async () => {
+        const fields = await raw.hkeys(catalog);
+        // Slugs never contain a space, and a space sorts before every slug character.
+        return fields.map((f) => f.replace('/', ' ')).sort().map((f) => f.replace(' ', '/'));
+      };
+      const listed = async () => (await store.listMetadata()).map((m) => `${m.namespace}/${m.name}`);
+      try {
+        // Namespaces that are prefixes of each other, and names out of insertion order.
+        const ids = Array.from({ length: 60 }, (_, i) => ({ namespace: ['ops', 'ops-x', 'a', 'zeta'][i % 4]!, name: `s-${(i * 37) % 61}` }));
+        await put(ids);
+        expect(await listed()).toEqual(await expected());
+        // The same number of entries, different ones: the last read's order no longer fits.
+        await raw.hdel(catalog, ...ids.slice(0, 10).map((id) => `${id.namespace}/${id.name}`));
+        await put(Array.from({ length: 10 }, (_, i) => ({ namespace: 'b', name: `new-${9 - i}` })));
+        expect(await listed()).toEqual(await expected());
+        await put(Array.from({ length: 7 }, (_, i) => ({ namespace: 'ops', name: `added-${i}` })));
+        expect(await listed()).toEqual(await expected());
+        await raw.hset(catalog, 'ops/damaged', '{"namespace":"ops","name":"dam');
+        const error = await rejection(store.listMetadata());
+        expect(error.code).toBe('integrity_mismatch');
+        expect(error.message).toMatch(/holds a damaged entry/);
+      } finally {
+        await raw.del(catalog);
+        raw.disconnect();
+        await store.close();
+      }
+    });
+
     it('writes only documented keys under the deployment prefix', async () => {
       const deployment = 'layout-check';
       const store = await openRedisStore(`${standalone.url}?deployment=${deployment}`);
