@@ -27,7 +27,7 @@ export const ISOMORPHIC = [
   'core/interop/neutralize.ts',
   'core/interop/importSkill.ts',
   'core/interop/exportSkill.ts',
-  'core/api/contract*.ts',
+  'core/api/contract/**',
   'core/api/names.ts',
   'core/api/bridge.ts',
   'core/api/client.ts',
