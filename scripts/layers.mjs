@@ -27,6 +27,8 @@ export const ISOMORPHIC = [
   'core/interop/neutralize.ts',
   'core/interop/importSkill.ts',
   'core/interop/exportSkill.ts',
+  'core/connections/types.ts',
+  'core/textRules.ts',
   'core/api/contract/**',
   'core/api/names.ts',
   'core/api/bridge.ts',

@@ -9,7 +9,6 @@ import type { SplitProposal } from '../../catalog/split';
 import type { SelectorLimits } from '../../selector/limits';
 import type { SkillMetadata } from '../../store/types';
 import { connectionNameSchema, workspacePathSchema } from './common';
-import { catalogFilter } from './connections';
 import { method, runRef, slug } from './internal';
 
 /** Columns the catalog can be sorted by. */
@@ -95,6 +94,8 @@ export interface CatalogHealthReport {
   split?: SplitProposal;
   warnings: string[];
 }
+
+const catalogFilter = z.strictObject({ namespace: slug('a namespace').optional(), domain: slug('a domain').optional(), tag: slug('a tag').optional() });
 
 /** This domain's methods of {@link METHODS}, with their parameter schemas. */
 export const catalogMethods = {

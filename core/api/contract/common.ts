@@ -4,13 +4,13 @@
  * Isomorphic: no `node:` imports (the renderer and the preload import it).
  */
 import { z } from 'zod';
+import { noControlCharacters } from '../../textRules';
 import { slug } from './internal';
 
 /** A skill identity `{namespace, name}`. */
 export const skillIdSchema = z.strictObject({ namespace: slug('a namespace'), name: slug('a name') });
 
-/** The name of a saved connection profile (`default` is the embedded registry). */
-export const connectionNameSchema = slug('a connection name');
+export { connectionNameSchema } from '../../connections/types';
 
 /** A package's JSON text as the editor holds it (bounded: the largest package limit is far below). */
 export const packageTextSchema = z.string().max(16 * 1024 * 1024);
@@ -24,13 +24,7 @@ export const versionSchema = z.number().int().min(1).max(Number.MAX_SAFE_INTEGER
 /** An Idempotency-Key: 1..255 visible ASCII characters. */
 export const idempotencyKeySchema = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'an idempotency key is visible ASCII without spaces');
 
-/**
- * No NUL or other control character: no file system stores one in a name, and
- * Node's refusal of a NUL would quote the whole absolute path back. A zod
- * `refine` pair: `schema.refine(...noControlCharacters('a folder'))`.
- */
-export const noControlCharacters = (what: string) =>
-  [(p: string) => ![...p].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), `${what} must not contain a NUL or another control character`] as const;
+export { noControlCharacters } from '../../textRules';
 
 /** A workspace-relative path with `/` separators (never absolute, never `..`). */
 export const workspacePathSchema = z

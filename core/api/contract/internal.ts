@@ -9,8 +9,7 @@ import { z } from 'zod';
 export type SameUnion<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export type AssertTrue<T extends true> = T;
 
-const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-export const slug = (what: string) => z.string().max(64).regex(SLUG, `${what} is a lowercase slug of letters, digits and internal hyphens`);
+export { slug } from '../../textRules';
 
 export const empty = z.strictObject({});
 export const runRef = z.strictObject({ run: z.string().min(1).max(128).regex(/^[A-Za-z0-9._-]+$/, 'a run id') });
