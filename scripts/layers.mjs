@@ -28,6 +28,7 @@ export const ISOMORPHIC = [
   'core/interop/importSkill.ts',
   'core/interop/exportSkill.ts',
   'core/connections/types.ts',
+  'core/review/types.ts',
   'core/textRules.ts',
   'core/api/contract/**',
   'core/api/names.ts',
