@@ -27,7 +27,6 @@ import type {
   EvalProgress,
   EvalRunDetail,
   EvalRunView,
-  EvalSummaryView,
   WorkbenchErrorData,
   WorkbenchParsedParams,
 } from '../core/api/contract';
@@ -407,7 +406,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
           const header = run.header;
           live.delete(id);
           const summary = await summaryOf(id, header).catch(() => null);
-          host.emit('evals.finished', { run: view, summary: summary as EvalSummaryView | null });
+          host.emit('evals.finished', { run: view, summary });
         })();
         const r = await ready;
         r.done = done;
@@ -513,7 +512,7 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
             catalogs: Object.fromEntries(Object.entries(header.catalogs).map(([k, c]) => [k, catalogView(c)])),
             ...(header.resource_model !== undefined && { resource_model: header.resource_model }),
             ...(header.extras && { extras: { ...header.extras } }),
-            summary: summary as EvalSummaryView | null,
+            summary,
           };
         },
 

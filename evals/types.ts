@@ -6,6 +6,7 @@
  * Every number in a summary can be traced back to the cells (by `cell.key`)
  * and their traces.
  */
+import type { EvalSummaryView } from '../core/api/contract';
 import type { SelectorLimits } from '../core/selector/limits';
 import type { SelectionTrace } from '../core/selector/select';
 import type { SelectorDiagnostic } from '../core/selector/types';
@@ -230,6 +231,14 @@ export interface EvalSummary {
   /** The verdict every report and the UI show (evals/verdict.ts). */
   verdict: EvalVerdict;
 }
+
+/**
+ * The summary crosses the API as core's wire shape ({@link EvalSummaryView}):
+ * a field the contract declares that this summary lacks, or types otherwise,
+ * fails to compile here rather than being bridged by a cast where it is sent.
+ */
+type SummaryIsWireShape<T extends EvalSummaryView> = T;
+type _EvalSummaryIsWireShape = SummaryIsWireShape<EvalSummary>;
 
 /** Something a reader must know before trusting the numbers of a run. */
 export interface VerdictWarning {

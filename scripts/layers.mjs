@@ -29,7 +29,10 @@ export const ISOMORPHIC = [
   'core/interop/exportSkill.ts',
   // The project file's check: shared by the CLI and the API contract.
   'core/workspace/projectConfig.ts',
-  'core/api/contract*.ts',
+  'core/connections/types.ts',
+  'core/review/types.ts',
+  'core/textRules.ts',
+  'core/api/contract/**',
   'core/api/names.ts',
   'core/api/bridge.ts',
   'core/api/client.ts',

@@ -56,13 +56,36 @@ function pointerOf(path: readonly PropertyKey[]): string {
   return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
+/** A located problem of a payload. */
+interface Located {
+  path: readonly PropertyKey[];
+  message: string;
+}
+
+/**
+ * The issues of a payload, with each union that no alternative matched
+ * replaced by the issues of the alternative that got furthest (its deepest
+ * issue path): `{profile: {...}}` against `{name} | {profile, secrets}`
+ * reports the profile's bad field, not "Invalid input" at the root.
+ */
+function locatedIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): Located[] {
+  return issues.flatMap((issue): Located[] => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [{ path, message: issue.message }];
+    const depth = (branch: readonly z.core.$ZodIssue[]) => Math.max(...branch.map((i) => i.path.length));
+    const closest = issue.errors.reduce((best, branch) => (depth(branch) > depth(best) ? branch : best));
+    return locatedIssues(closest, path);
+  });
+}
+
 /** The 400 of a payload that does not match its method's schema, naming each problem's JSON Pointer. */
 export function invalidParams(method: string, error: z.ZodError): WorkbenchError {
-  const issues = error.issues.slice(0, 5).map((i) => `${pointerOf(i.path) || '/'}: ${i.message}`);
-  const more = error.issues.length > 5 ? ` (and ${error.issues.length - 5} more)` : '';
-  const first = error.issues[0];
+  const located = locatedIssues(error.issues);
+  const issues = located.slice(0, 5).map((i) => `${pointerOf(i.path) || '/'}: ${i.message}`);
+  const more = located.length > 5 ? ` (and ${located.length - 5} more)` : '';
+  const first = located[0];
   return new WorkbenchError('invalid_request', `invalid parameters of ${method}: ${issues.join('; ')}${more}`, {
-    details: { pointer: first ? pointerOf(first.path) : '', pointers: error.issues.map((i) => pointerOf(i.path)) },
+    details: { pointer: first ? pointerOf(first.path) : '', pointers: located.map((i) => pointerOf(i.path)) },
   });
 }
 

@@ -10,7 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { WorkbenchError } from '../errors';
-import type { ConnectionProfile, ConnectionTestCause, ConnectionTestResult } from '../api/contract';
+import type { ConnectionProfile, ConnectionTestCause, ConnectionTestResult } from './types';
 import { redactConnection } from '../store/connect';
 import type { SkillStore } from '../store/types';
 import { openProfileStore, redisUrlOf, type OpenProfileOptions } from './open';

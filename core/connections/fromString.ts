@@ -8,7 +8,7 @@
  * Node-only: resolves a relative folder against the caller's working directory.
  */
 import { resolve } from 'node:path';
-import type { ConnectionTarget } from '../api/contract';
+import type { ConnectionTarget } from './types';
 import { StoreError } from '../store/errors';
 import { redactConnection } from '../store/connect';
 import { parseRedisUrl } from '../store/redisUrl';

@@ -19,7 +19,7 @@
 import { readlink, realpath } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { ConnectionProfile, ConnectionTarget } from '../api/contract';
+import type { ConnectionProfile, ConnectionTarget } from './types';
 import { parseRedisUrl, type RedisHostPort } from '../store/redisUrl';
 
 /** A store as identities compare it. */

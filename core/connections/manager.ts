@@ -7,7 +7,7 @@
  * Node-only.
  */
 import { join } from 'node:path';
-import type { ConnectionProfile, ConnectionTestResult, ImportReport, ProfilesExport, SecretProtection, SecretsPresence } from '../api/contract';
+import type { ConnectionProfile, ConnectionTestResult, ImportReport, ProfilesExport, SecretProtection, SecretsPresence } from './types';
 import type { ConnectionSource } from '../api/pool';
 import type { SkillStore } from '../store/types';
 import { checkConnection } from './check';

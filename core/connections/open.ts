@@ -14,7 +14,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { WorkbenchError } from '../errors';
-import type { ConnectionProfile } from '../api/contract';
+import type { ConnectionProfile } from './types';
 import { StoreError } from '../store/errors';
 import { openLocalStore } from '../store/local';
 import { openSeededStore } from '../store/seed';

@@ -14,10 +14,10 @@
  */
 import { isAbsolute } from 'node:path';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { WorkbenchError } from '../errors';
-import type { ConnectionProfile, ConnectionTarget, ImportReport, ProfilesExport, SecretName } from '../api/contract';
-import { connectionNameSchema, noControlCharacters } from '../api/contract';
+import type { ConnectionProfile, ConnectionTarget, ImportReport, ProfilesExport, SecretName } from './types';
+import { profileSchemaFor, secretsInputSchema } from './types';
 import { writeFileAtomic } from '../fs/atomic';
 import { PRIVATE_FILE, SharedFileQueue, readSmallFile } from './files';
 import { SECRET_NAMES, type SecretsPatch } from './secrets';
@@ -32,131 +32,23 @@ const FILE_FORMAT = 'skillbench.profiles/v1';
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_PROFILES = 1000;
 
-const SLUG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-const HOST = /^(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)$/;
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;
-
-const pathText = (what: string) =>
-  z
-    .string()
-    .min(1)
-    .max(4096)
-    .refine(...noControlCharacters(what))
-    .refine((p) => isAbsolute(p), `${what} must be an absolute path`);
-
-const timeout = z.number().int().min(100).max(600_000);
-
-/** An http(s) URL without credentials, query or fragment (credentials go into secrets). */
-const httpUrl = (what: string) =>
-  z
-    .string()
-    .max(2048)
-    .superRefine((text, ctx) => {
-      let url: URL;
-      try {
-        url = new URL(text);
-      } catch {
-        ctx.addIssue({ code: 'custom', message: `${what} is not a URL` });
-        return;
-      }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') ctx.addIssue({ code: 'custom', message: `${what} must start with http:// or https://` });
-      if (url.username || url.password) ctx.addIssue({ code: 'custom', message: `${what} must not carry a user name or password: save them as the connection's secrets` });
-      if (url.search || url.hash) ctx.addIssue({ code: 'custom', message: `${what} must not carry a query or fragment` });
-    });
-
-const hostPort = z.strictObject({
-  host: z.string().max(253).regex(HOST, 'a host name or IP address'),
-  port: z.number().int().min(1).max(65535),
-});
-
-const localTarget = z.strictObject({ kind: z.literal('local'), dir: pathText('the registry folder') });
-
-const redisTarget = z
-  .strictObject({
-    kind: z.literal('redis'),
-    topology: z.enum(['standalone', 'sentinel', 'cluster']).default('standalone'),
-    hosts: z.array(hostPort).min(1).max(64),
-    master_name: z.string().min(1).max(200).regex(/^[A-Za-z0-9._-]+$/, 'a Sentinel master name').optional(),
-    username: z.string().min(1).max(200).optional(),
-    deployment: z.string().max(64).regex(SLUG, 'a deployment is a lowercase slug of letters, digits and internal hyphens').default('default'),
-    tls: z.strictObject({ ca_file: pathText('the CA file').optional(), servername: z.string().min(1).max(253).regex(HOST, 'a server name').optional() }).optional(),
-    sentinel_username: z.string().min(1).max(200).optional(),
-    connect_timeout_ms: timeout.optional(),
-    command_timeout_ms: timeout.optional(),
-  })
-  .superRefine((t, ctx) => {
-    if (t.topology === 'sentinel' && !t.master_name) ctx.addIssue({ code: 'custom', path: ['master_name'], message: 'a Sentinel profile needs the master group name' });
-    if (t.topology !== 'sentinel' && t.master_name) ctx.addIssue({ code: 'custom', path: ['master_name'], message: 'only a Sentinel profile has a master name' });
-    if (t.topology !== 'sentinel' && t.sentinel_username) ctx.addIssue({ code: 'custom', path: ['sentinel_username'], message: 'only a Sentinel profile has Sentinel credentials' });
-    if (t.topology === 'standalone' && t.hosts.length > 1) ctx.addIssue({ code: 'custom', path: ['hosts'], message: 'a standalone profile has one host' });
-  });
-
-const httpTarget = z
-  .strictObject({
-    kind: z.literal('http'),
-    url: httpUrl('the admin API URL'),
-    auth: z.enum(['none', 'bearer', 'basic', 'headers']).default('none'),
-    username: z.string().min(1).max(200).regex(/^[^:]*$/, 'a Basic user name has no colon').optional(),
-    header_names: z.array(z.string().regex(HEADER_NAME, 'an HTTP header name')).max(32).optional(),
-    ca_file: pathText('the CA file').optional(),
-    proxy: httpUrl('the proxy URL').optional(),
-    proxy_username: z.string().min(1).max(200).optional(),
-    timeout_ms: timeout.optional(),
-  })
-  .superRefine((t, ctx) => {
-    if (t.auth === 'basic' && !t.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'Basic authentication needs a user name' });
-    if (t.auth !== 'basic' && t.username) ctx.addIssue({ code: 'custom', path: ['username'], message: 'a user name is only used with Basic authentication' });
-    if (t.proxy_username && !t.proxy) ctx.addIssue({ code: 'custom', path: ['proxy_username'], message: 'a proxy user name needs a proxy URL' });
-  });
-
-/** The schema of a profile as the form or an import gives it (timestamps are the store's). */
-export const profileInputSchema = z.strictObject({
-  name: connectionNameSchema,
-  label: z.string().trim().min(1).max(100).optional(),
-  environment: z
-    .strictObject({
-      label: z.string().trim().min(1).max(40),
-      colour: z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour is #rrggbb').transform((c) => c.toLowerCase()),
-    })
-    .nullable()
-    .default(null),
-  read_only: z.boolean().default(false),
-  protected: z.boolean().default(false),
-  enforces_approvals: z.boolean().default(false),
-  target: z.discriminatedUnion('kind', [localTarget, redisTarget, httpTarget]),
-  created_at: z.string().max(40).optional(),
-  updated_at: z.string().max(40).optional(),
-});
-
-/** Secret values as a form sends them: strings (headers as an object), null to remove. */
-const secretsInputSchema = z.strictObject({
-  password: z.string().min(1).max(4096).nullable().optional(),
-  sentinel_password: z.string().min(1).max(4096).nullable().optional(),
-  token: z.string().min(1).max(16_384).nullable().optional(),
-  headers: z.record(z.string().regex(HEADER_NAME, 'an HTTP header name'), z.string().max(16_384)).nullable().optional(),
-  proxy_password: z.string().min(1).max(4096).nullable().optional(),
-});
-
-/** Fields a profile must never hold: their values are secrets. */
-const SECRET_FIELDS = /^(password|pass|pwd|token|secret|api_?key|authorization|headers|sentinel_password|proxy_password|credentials)$/i;
-
 function pointerOf(path: readonly PropertyKey[]): string {
   return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 function invalid(what: string, error: z.ZodError, prefix: string): WorkbenchError {
-  const issues = error.issues.slice(0, 5).map((i) => {
-    const key = i.code === 'unrecognized_keys' ? i.keys.find((k) => SECRET_FIELDS.test(k)) : undefined;
-    const message = key ? `'${key}' is a secret: pass it in the secrets, never in the profile` : i.message;
-    return `${prefix}${pointerOf(i.path)}: ${message}`;
-  });
+  // The schema words a secret among a profile's fields itself, naming the field and never its value.
+  const issues = error.issues.slice(0, 5).map((i) => `${prefix}${pointerOf(i.path)}: ${i.message}`);
   const first = error.issues[0];
   return new WorkbenchError('invalid_request', `${what}: ${issues.join('; ')}`, { details: { pointer: `${prefix}${first ? pointerOf(first.path) : ''}` } });
 }
 
+/** The profile schema with this platform's rule for absolute paths (the API boundary accepts either platform's). */
+const profileSchema = profileSchemaFor(isAbsolute);
+
 /** Parses a profile (form values or an imported entry); 400 naming each problem's JSON Pointer. */
 export function parseProfile(input: unknown, options: { pointer?: string; now?: string } = {}): ConnectionProfile {
-  const parsed = profileInputSchema.safeParse(input);
+  const parsed = profileSchema.safeParse(input);
   if (!parsed.success) throw invalid('invalid connection profile', parsed.error, options.pointer ?? '/profile');
   const p = parsed.data;
   const now = options.now ?? new Date().toISOString();
@@ -167,14 +59,16 @@ export function parseProfile(input: unknown, options: { pointer?: string; now?: 
     read_only: p.read_only,
     protected: p.protected,
     ...(p.enforces_approvals && { enforces_approvals: true }),
-    target: compactTarget(p.target as ConnectionTarget),
+    target: compactTarget(p.target),
     created_at: p.created_at ?? now,
     updated_at: p.updated_at ?? now,
   };
 }
 
+/** The target without keys set to undefined (a direct caller may pass them), as the file will hold it. */
 function compactTarget(target: ConnectionTarget): ConnectionTarget {
-  return JSON.parse(JSON.stringify(target)) as ConnectionTarget;
+  const compact: ConnectionTarget = JSON.parse(JSON.stringify(target));
+  return compact;
 }
 
 /** The secret names a profile's target can use. */

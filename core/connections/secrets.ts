@@ -20,7 +20,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, scryptSync } from 'node:crypto';
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
-import type { SecretName, SecretProtection, SecretsPresence } from '../api/contract';
+import type { SecretName, SecretProtection, SecretsPresence } from './types';
 import { writeFileAtomic } from '../fs/atomic';
 import { PRIVATE_FILE, SharedFileQueue, readSmallFile } from './files';
 

@@ -29,7 +29,7 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
-import type { ReviewEvent, ReviewRequest, ReviewSignatureView, ReviewStatus, ReviewSummary } from '../api/contract';
+import type { ReviewEvent, ReviewRequest, ReviewSignatureView, ReviewStatus, ReviewSummary } from './types';
 import { computeIntegrity, resolveLimits, sha256Hex, validatePackage } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillPackage, ValidationResult } from '../package/types';
 import { skillKey } from '../package/types';

@@ -7,7 +7,7 @@
  * Node-only.
  */
 import { WorkbenchError } from '../errors';
-import type { ConnectionProfile } from '../api/contract';
+import type { ConnectionProfile } from '../connections/types';
 import { registryIdentity } from '../connections/identity';
 import { isProfileName } from '../connections/manager';
 import type { ReviewContext } from './request';

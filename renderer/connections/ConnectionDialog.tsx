@@ -10,7 +10,7 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { create } from 'zustand';
-import { WorkbenchApiError, workbenchClient, type ConnectionProfile, type ConnectionTestResult } from '../api/client';
+import { WorkbenchApiError, workbenchClient, type ConnectionProfile, type ConnectionTestResult, type ProfileInput } from '../api/client';
 import { Modal } from '../shell/Modal';
 import { SafeText } from '../shell/SafeText';
 import { messageOf } from '../shell/useNotificationsStore';
@@ -106,10 +106,10 @@ function formatHosts(hosts: { host: string; port: number }[]): string {
 }
 
 /** The profile the form describes, for `connections.test` and `connections.save`; `saved` keeps what the form does not show. */
-export function profileOf(form: ConnectionForm, saved?: ConnectionProfile): Record<string, unknown> {
+export function profileOf(form: ConnectionForm, saved?: ConnectionProfile): ProfileInput {
   const preset = ENV_PRESETS.find((p) => p.label === form.env);
   const previous = saved?.target;
-  let target: Record<string, unknown>;
+  let target: ProfileInput['target'];
   if (form.kind === 'local') target = { kind: 'local', dir: form.dir };
   else if (form.kind === 'redis') {
     const kept = previous?.kind === 'redis' ? { ...(previous.connect_timeout_ms !== undefined && { connect_timeout_ms: previous.connect_timeout_ms }), ...(previous.command_timeout_ms !== undefined && { command_timeout_ms: previous.command_timeout_ms }) } : {};
@@ -180,7 +180,7 @@ export function formOf(profile: ConnectionProfile, clone: boolean): ConnectionFo
 }
 
 /** Whether the form's profile says what the saved one says (the times aside). */
-function sameProfile(profile: Record<string, unknown>, saved: ConnectionProfile): boolean {
+function sameProfile(profile: ProfileInput, saved: ConnectionProfile): boolean {
   const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
   const { created_at: _c, updated_at: _u, ...rest } = saved;
   return canonical(profile) === canonical(rest);

@@ -64,7 +64,7 @@ describe.each(TRANSPORTS)('control characters in paths over %s', (transport) => 
 
   it.each(['\u0000', '\n', '\u007f'])('refuses %j in a saved connection\'s folder, naming the field and no absolute path', async (char) => {
     const dir = join(root, `registry${char}copy`);
-    const profile = { name: 'odd-folder', target: { kind: 'local', dir } };
+    const profile = { name: 'odd-folder', target: { kind: 'local' as const, dir } };
     const calls = [
       () => wb.client.call('connections.save', { profile }),
       () => wb.client.call('connections.import', { document: { format: 'skillbench.connections/v1', profiles: [profile] }, on_conflict: 'skip' }),

@@ -150,7 +150,7 @@ describe('saved connections', () => {
     });
 
     it('names refused credentials, a missing permission, a refused port, a silent host and a TLS failure', async () => {
-      const target = { kind: 'redis', hosts: [redisHost()], username: 'writer' };
+      const target = { kind: 'redis' as const, hosts: [redisHost()], username: 'writer' };
       const auth = await record(wb.client['connections.test']({ profile: { name: 'x', target }, secrets: { password: WRONG } }));
       expect(auth).toMatchObject({ ok: false, cause: 'auth' });
       expect(JSON.stringify(auth)).not.toContain(WRONG);
@@ -206,7 +206,7 @@ describe('saved connections', () => {
     });
 
     it('refuses a secret inside a profile, naming the field and never echoing the value', async () => {
-      const bad = await failure(record(wb.client['connections.save']({ profile: { name: 'leaky', target: { kind: 'http', url: admin.url, token: WRONG } } })));
+      const bad = await failure(record(wb.client['connections.save']({ profile: { name: 'leaky', target: { kind: 'http', url: admin.url, token: WRONG } } } as never)));
       expect(bad.data).toMatchObject({ code: 'invalid_request', pointer: '/profile/target' });
       expect(bad.data.message).toContain("'token' is a secret");
       expect(JSON.stringify(bad.data)).not.toContain(WRONG);

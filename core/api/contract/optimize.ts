@@ -1,0 +1,274 @@
+/**
+ * The description optimizer and the authoring advisor.
+ *
+ * Isomorphic: no `node:` imports (the renderer and the preload import it).
+ */
+import { z } from 'zod';
+import type { JsonPatchOperation } from '../../package/jsonPatch';
+import type { Finding, ValidationResult } from '../../package/types';
+import type { CheckedProposal } from '../../store/types';
+import { connectionNameSchema, packageTextSchema, skillIdSchema } from './common';
+import type { WorkbenchErrorData } from './errors';
+import type { EvalPlanProblem } from './evals';
+import { method, runRef } from './internal';
+
+/** A description's score on one model (train or held-out cases). */
+export interface OptimizeModelScore {
+  model: string;
+  /** Share of answered cells that were right; null when none was answered. */
+  accuracy: number | null;
+  correct: number;
+  answered: number;
+  errors: number;
+}
+
+/** One proposed description and what became of it. */
+export interface OptimizeCandidateView {
+  /** `r<round>c<n>`. */
+  id: string;
+  round: number;
+  description: string;
+  rationale: string;
+  status: 'evaluated' | 'dropped';
+  /** Why it was dropped: `validation_failed`, `over_budget`, `duplicate`, `too_many`. */
+  reason?: string;
+  message?: string;
+  /** Estimated tokens of the whole activation catalog with this description. */
+  catalog_tokens?: number;
+  /** Estimated tokens of the skill's own catalog line. */
+  line_tokens: number;
+  /** Train score per model. */
+  train?: OptimizeModelScore[];
+  mean_train?: number | null;
+  warnings?: string[];
+}
+
+/** One held-out case as both descriptions decided it (`a` the winner, `b` the original). */
+export interface OptimizeCaseView {
+  case: string;
+  expect: 'activate' | 'not_activate';
+  rate_a: number | null;
+  rate_b: number | null;
+  difference: number | null;
+  verdict_a: 'right' | 'wrong' | 'tie' | 'none';
+  verdict_b: 'right' | 'wrong' | 'tie' | 'none';
+}
+
+/** The held-out comparison on one model: the winner against the original, case by case (McNemar). */
+export interface OptimizeHeldoutView {
+  model: string;
+  winner: OptimizeModelScore;
+  original: OptimizeModelScore;
+  comparison: {
+    pairs: number;
+    accuracy_a: number | null;
+    accuracy_b: number | null;
+    test: { aOnly: number; bOnly: number; concordant: number; pValue: number; significant: boolean; alpha: number };
+    cases: OptimizeCaseView[];
+  };
+  better: boolean;
+  /** Worse by case (McNemar) or by answer (`answers.harm` not empty). */
+  worse: boolean;
+  /** What the winner did to this model's answers, case by case (what the majority vote hides). */
+  answers: {
+    cases: number;
+    accuracy_winner: number | null;
+    accuracy_original: number | null;
+    false_activation: { cases: number; winner: number | null; original: number | null };
+    /** One-sided Wilcoxon signed-rank test of the per-case right-answer differences; `p_worse` the p that the winner is worse. */
+    test: { n: number; w_plus: number; w_minus: number; p_worse: number; exact: boolean };
+    /** Why this counts as harm; empty when it does not. */
+    harm: string[];
+    /** Every way the answers got worse at all, harm or within the margin; empty when none did. */
+    drops: string[];
+  };
+}
+
+/** A split case. */
+export interface OptimizeSplitCase {
+  id: string;
+  request: string;
+  expect: 'activate' | 'not_activate';
+}
+
+/** The optimizer's report. */
+export interface OptimizeReportView {
+  skill: string;
+  seed: number;
+  verdict: 'proven_gain' | 'no_proven_gain';
+  /** One sentence explaining the verdict. */
+  reason: string;
+  /** The proposed description and its RFC 6902 patch (a `test` then a `replace` of `/description`); only with `proven_gain`. */
+  winner: { candidate: string; description: string; patch: JsonPatchOperation[]; catalog_tokens: number } | null;
+  /** The best description by train score, whatever the verdict. */
+  best: { candidate: string; description: string; mean_train: number | null } | null;
+  models: { spec: string; isBaseline: boolean }[];
+  proposer: { spec: string; isBaseline: boolean };
+  repeats: number;
+  alpha: number;
+  /** The most the winner may raise any model's false-activation rate, or lower its per-answer accuracy, on the held-out cases. */
+  harm_margin: number;
+  split: { seed: number; holdout: number; train: OptimizeSplitCase[]; heldout: OptimizeSplitCase[] };
+  catalog: { budget: number; source: string; competitors: string[] };
+  warnings: string[];
+  original: { description: string; catalog_tokens: number; line_tokens: number; train: OptimizeModelScore[]; mean_train: number | null };
+  candidates: OptimizeCandidateView[];
+  rounds: { round: number; from: string; proposed: number; evaluated: number; best: string | null; advanced: boolean; notes: string[] }[];
+  heldout: OptimizeHeldoutView[] | null;
+}
+
+/** Where an optimizer run is. */
+export interface OptimizeProgress {
+  /** `train` (round 0 scores the original), `heldout`, or `done`. */
+  phase: 'starting' | 'train' | 'heldout' | 'done';
+  round: number;
+  /** Cells of the current eval run. */
+  done: number;
+  total: number;
+  errors: number;
+  /** One line for a person (`round 2: 3 candidates, 1 dropped`). */
+  message: string;
+}
+
+/**
+ * Why a skill cannot be optimized as given: a planning problem, or
+ * `too_few_cases` (the held-out split cannot reach p < alpha; `file` is the
+ * extra-cases file to add cases to, `power` what the split can prove at best).
+ */
+export interface OptimizeProblemView extends Omit<EvalPlanProblem, 'kind'> {
+  kind: EvalPlanProblem['kind'] | 'too_few_cases';
+  power?: { heldout: number; best_p: number; alpha: number; needed: number; enough: boolean; add?: { activate: number; not_activate: number }; holdout?: number };
+}
+
+/** An optimizer run of this session. */
+export interface OptimizeRunView {
+  run: string;
+  skill: string;
+  status: 'running' | 'stopping' | 'finished' | 'stopped' | 'failed';
+  seed: number;
+  models: string[];
+  proposer: string;
+  started_at: string;
+  progress: OptimizeProgress;
+  /** The candidates proposed so far (train scores filled in as rounds finish). */
+  candidates: OptimizeCandidateView[];
+  /** The report, once finished. */
+  report: OptimizeReportView | null;
+  /** Why the skill could not be optimized as given (invalid package, no cases, too few to prove a gain), when that is why it failed. */
+  problems?: OptimizeProblemView[];
+  error?: WorkbenchErrorData;
+}
+
+/**
+ * A kept advisor proposal: it applies to a copy of the normalized package and
+ * leaves it valid. The admin API's checked proposal, plus the patched text.
+ */
+export interface AdvisorProposalView extends CheckedProposal {
+  /** The patched package, pretty-printed (what "apply" puts in the editor). */
+  text: string;
+}
+
+/** A proposal that was not kept, with its reason. */
+export interface AdvisorDroppedView {
+  id: string;
+  title: string;
+  rationale: string;
+  /** The operations as proposed (possibly not a valid patch). */
+  patch: unknown;
+  reason: 'patch_invalid' | 'patch_failed' | 'validation_failed' | 'withheld_content' | 'no_change' | 'too_many';
+  message: string;
+  /** The validation errors of the patched package, for `validation_failed`. */
+  findings?: Finding[];
+}
+
+/** The authoring advisor's analysis of one package text. */
+export interface AdvisorAnalysisView {
+  /** Deterministic validation; when it fails the advisor is not called and `analysis` is null. */
+  validation: ValidationResult;
+  /** The normalized package the proposals apply to, pretty-printed; null when the text has no package shape. */
+  normalized_text: string | null;
+  analysis: {
+    summary: string;
+    suggestions: { code?: string; message: string; path?: string }[];
+    proposals: AdvisorProposalView[];
+    dropped: AdvisorDroppedView[];
+    /** Who answered: prompt id and version, model, provider, usage; never a secret. */
+    advisor: {
+      prompt?: { id: string; version: string };
+      model?: string;
+      provider?: string;
+      reasoning_effort?: 'low' | 'medium' | 'high';
+      usage?: { input_tokens: number; output_tokens: number };
+      warnings?: string[];
+    } | null;
+  } | null;
+}
+
+const optimizeSource = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('text'), text: packageTextSchema, skill: skillIdSchema }),
+  z.strictObject({ kind: z.literal('draft'), draft: z.string().min(1).max(512) }),
+]);
+
+const modelSpecList = z
+  .array(z.string().min(1).max(2048))
+  .min(1)
+  .max(8)
+  .refine((m) => new Set(m).size === m.length, 'the same model is given twice');
+
+/** The settings of an optimizer run. */
+export const optimizeRequestSchema = z.strictObject({
+  /** The package whose description is optimized: text as the editor holds it, or a draft. */
+  source: optimizeSource,
+  /** The store holding the competing catalog. */
+  connection: connectionNameSchema.default('default'),
+  /** Evaluated models (default: the lexical and embedding baselines). */
+  models: modelSpecList.default(['baseline:lexical', 'baseline:embedding']),
+  /** `baseline:keywords` (deterministic, no model) or a language-model spec. */
+  proposer: z.string().min(1).max(2048).default('baseline:keywords'),
+  rounds: z.number().int().min(1).max(20).default(3),
+  /** Candidates evaluated per round. */
+  candidates: z.number().int().min(1).max(10).default(3),
+  /** Share of each stratum held out. */
+  holdout: z.number().gt(0).lt(1).default(0.4),
+  repeats: z.number().int().min(1).max(20).default(1),
+  /** The most the winner may raise any model's held-out false-activation rate, or lower its per-answer accuracy (0 tolerates none). */
+  harm_margin: z.number().min(0).lt(1).default(0.05),
+  /** Split seed (default: random, recorded in the report). */
+  seed: z.number().int().min(0).max(0xffffffff).optional(),
+  timeout_ms: z.number().int().min(100).max(600_000).default(60_000),
+  /** Answer from and write to the answer cache. */
+  cache: z.boolean().default(true),
+});
+
+/** This domain's methods of {@link METHODS}, with their parameter schemas. */
+export const optimizeMethods = {
+  /**
+   * Starts the description optimizer on a package text or draft; progress
+   * arrives as `optimize.progressed`, the end as `optimize.finished`. Nothing
+   * is published or written to the package.
+   */
+  'optimize.start': method<OptimizeRunView>()(optimizeRequestSchema),
+  /** Stops a run: the eval run in flight is abandoned (its recorded cells kept for a rerun with the same seed). */
+  'optimize.stop': method<OptimizeRunView>()(runRef),
+  /** A run of this session with its candidates and, once finished, its report. */
+  'optimize.get': method<OptimizeRunView>()(runRef),
+
+  /**
+   * The authoring advisor (guide 5.3) on a package text: validation first (an
+   * invalid package gets its findings and no model call), then advice and
+   * JSON Patch proposals, each applied to a copy and revalidated (kept with the
+   * patched package, or dropped with the reason).
+   */
+  'advisor.analyze': method<AdvisorAnalysisView>()(
+    z.strictObject({
+      text: packageTextSchema,
+      skill: skillIdSchema,
+      model: z.string().min(1).max(2048),
+      reasoning_effort: z.enum(['low', 'medium', 'high', 'none']).optional(),
+      /** Additional guidance (bounded: 4,096 bytes and 512 estimated tokens). */
+      guidance: z.string().max(4096).optional(),
+      max_output_tokens: z.number().int().min(16).max(32_768).optional(),
+      timeout_ms: z.number().int().min(100).max(600_000).default(120_000),
+    }),
+  ),
+} as const;
