@@ -242,7 +242,6 @@ export class DraftStore {
     return this.lock.run(fn);
   }
 
-  /** Every draft: the saved ones (including those a crash left behind) and the ones only opened. */
   /**
    * Removes what processes killed mid-save left in the folder: half-written
    * drafts and lock candidates whose writer is gone (a live writer's are kept).
@@ -252,6 +251,7 @@ export class DraftStore {
     await this.lock.removeStaleCandidates();
   }
 
+  /** Every draft: the saved ones (including those a crash left behind) and the ones only opened. */
   async list(): Promise<DraftRecord[]> {
     let names: string[];
     try {
