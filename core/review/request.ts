@@ -343,13 +343,7 @@ export async function createRequest(ctx: ReviewContext, options: CreateRequestOp
     manifest_hash: hash,
     validation,
     eval: evidence,
-    note: options.note ?? '',
-    status: 'open',
-    created_at: at,
-    updated_at: at,
-    approvals: [],
-    comments: [],
-    history: [],
+    ...openState(options.note, at),
   });
 }
 
@@ -365,6 +359,11 @@ export function absentStore(connection: string): Pick<SkillStore, 'limits' | 'ge
       throw new StoreError('not_found', `${connection} has no registry yet`);
     },
   };
+}
+
+/** The fields every newly filed request starts with: open, with no approval, comment or history yet. */
+function openState(note: string | undefined, at: string): Pick<ReviewFile, 'note' | 'status' | 'created_at' | 'updated_at' | 'approvals' | 'comments' | 'history'> {
+  return { note: note ?? '', status: 'open', created_at: at, updated_at: at, approvals: [], comments: [], history: [] };
 }
 
 /** Options of {@link createDeleteRequest}. */
@@ -406,13 +405,7 @@ export async function createDeleteRequest(ctx: ReviewContext, options: CreateDel
     // The revision that stays published, as validation sees it now: the reviewer's context.
     validation: validationOf(validatePackage(JSON.stringify(published.package), { id: skill, limits: options.store.limits })),
     eval: null,
-    note: options.note ?? '',
-    status: 'open',
-    created_at: at,
-    updated_at: at,
-    approvals: [],
-    comments: [],
-    history: [],
+    ...openState(options.note, at),
   });
 }
 
