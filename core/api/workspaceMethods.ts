@@ -59,6 +59,11 @@ function writeFailure(error: unknown, what: string, file?: string): WorkbenchErr
   });
 }
 
+/** The answer for a draft id that names no draft. */
+function missingDraft(id: string): WorkbenchError {
+  return new WorkbenchError('not_found', `no draft '${id}': it was discarded, or never opened`, { details: { pointer: '/id' } });
+}
+
 /** Removes what killed writers left in the package folders of `root` (hidden temporary files of dead processes). */
 async function sweepWorkspace(root: string): Promise<void> {
   const folder = await packagesFolder(root);
@@ -227,7 +232,7 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
 
   const requireDraft = async (id: string): Promise<DraftRecord> => {
     const record = await drafts.get(id);
-    if (!record) throw new WorkbenchError('not_found', `no draft '${id}': it was discarded, or never opened`, { details: { pointer: '/id' } });
+    if (!record) throw missingDraft(id);
     return record;
   };
 
@@ -320,11 +325,11 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
     'drafts.get': async (params) => shown(await requireDraft(params.id)),
 
     'drafts.save': async (params) => {
-      const record = await requireDraft(params.id);
       // Based on what this process's editor was shown, not on what is on the disk now: another window's save in between is a conflict.
-      const saved = await drafts.save({ ...record, text: params.text, updated_at: new Date().toISOString() }, drafts.shownRevision(record.id)).catch((error: unknown) => {
+      const saved = await drafts.edit(params.id, (record) => ({ ...record, text: params.text, updated_at: new Date().toISOString() }), drafts.shownRevision(params.id)).catch((error: unknown) => {
         throw writeFailure(error, 'the draft');
       });
+      if (!saved) throw missingDraft(params.id);
       const draft = await view(saved);
       events.emit('drafts.changed', { kind: 'saved', id: saved.id, draft });
       return draft;

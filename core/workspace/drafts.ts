@@ -19,7 +19,7 @@
  * Node-only: uses node:fs.
  */
 import { createHash } from 'node:crypto';
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
@@ -159,8 +159,7 @@ export class DraftStore {
    * another process) replaces the one held in memory.
    */
   async get(id: string): Promise<DraftRecord | undefined> {
-    const record = await this.readFile(this.fileOf(id));
-    return this.newest(id, record?.id === id ? record : undefined);
+    return this.newest(id, await this.readSaved(id));
   }
 
   /** The held draft `id` unless `saved` is newer; a held draft a save overtook is dropped. */
@@ -200,20 +199,43 @@ export class DraftStore {
    * process that has ended (this server before a restart) is built on.
    */
   save(record: DraftRecord, base?: number): Promise<DraftRecord> {
-    return this.serial(record.id, () =>
-      this.locked(async () => {
-        const current = await this.readFile(this.fileOf(record.id));
-        const onDisk = current?.id === record.id ? current : undefined;
-        const expected = base ?? revisionOf(record);
-        if (revisionOf(onDisk) !== expected) throw draftChanged(record.id, onDisk, 'saved');
-        if (base === undefined && onDisk?.writer && !isSelf(onDisk.writer) && !processGone(onDisk.writer)) throw draftChanged(record.id, onDisk, 'saved');
-        const saved: DraftRecord = { ...record, revision: expected + 1, writer: WRITER };
-        await writeFileAtomic(this.fileOf(record.id), `${JSON.stringify(saved)}\n`, { mkdirs: true });
-        this.memory.delete(record.id);
-        this.shown.set(record.id, expected + 1);
-        return saved;
-      }),
-    );
+    return this.serial(record.id, () => this.locked(async () => this.commit(record, await this.readSaved(record.id), base)));
+  }
+
+  /**
+   * Saves `change` of the draft `id` (the held or the saved one, whichever
+   * {@link DraftStore.get} would give) as {@link DraftStore.save} does, reading
+   * the draft once, under the lock: what an autosave does. Undefined when there
+   * is no such draft; nothing is created then.
+   */
+  edit(id: string, change: (record: DraftRecord) => DraftRecord, base?: number): Promise<DraftRecord | undefined> {
+    return this.serial(id, async () => {
+      // Nothing held and no folder: nothing saved either, and taking the lock would create the folder.
+      if (!this.memory.has(id) && !(await isFolder(this.dir))) return undefined;
+      return this.locked(async () => {
+        const onDisk = await this.readSaved(id);
+        const record = this.newest(id, onDisk);
+        return record && this.commit(change(record), onDisk, base);
+      });
+    });
+  }
+
+  /** The saved draft `id`, read from its file (undefined: none). */
+  private async readSaved(id: string): Promise<DraftRecord | undefined> {
+    const record = await this.readFile(this.fileOf(id));
+    return record?.id === id ? record : undefined;
+  }
+
+  /** The compare-and-swap of a save, under the lock: `onDisk` is the saved draft as just read. */
+  private async commit(record: DraftRecord, onDisk: DraftRecord | undefined, base: number | undefined): Promise<DraftRecord> {
+    const expected = base ?? revisionOf(record);
+    if (revisionOf(onDisk) !== expected) throw draftChanged(record.id, onDisk, 'saved');
+    if (base === undefined && onDisk?.writer && !isSelf(onDisk.writer) && !processGone(onDisk.writer)) throw draftChanged(record.id, onDisk, 'saved');
+    const saved: DraftRecord = { ...record, revision: expected + 1, writer: WRITER };
+    await writeFileAtomic(this.fileOf(record.id), `${JSON.stringify(saved)}\n`, { mkdirs: true });
+    this.memory.delete(record.id);
+    this.shown.set(record.id, expected + 1);
+    return saved;
   }
 
   /**
@@ -271,6 +293,16 @@ export class DraftStore {
       if (record) byId.set(id, record);
     }
     return [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+}
+
+/** Whether `path` is a folder (false when it is missing). */
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'ENOENT') return false;
+    throw error;
   }
 }
 

@@ -79,6 +79,25 @@ describe('DraftStore across processes', () => {
     expect((await restarted.save({ ...left, text: 'after a restart' })).text).toBe('after a restart');
   });
 
+  it('edits a held or a saved draft in one step under the lock, and creates nothing for a draft that is not there', async () => {
+    const missing = join(dir, 'not-yet');
+    const store = new DraftStore(missing);
+    expect(await store.edit('store:default:travel/none', (r) => r)).toBeUndefined();
+    await expect(readdir(missing)).rejects.toMatchObject({ code: 'ENOENT' });
+    // Held only (opened, never saved): the edit is its first save.
+    store.hold(draft('opened'));
+    const first = await store.edit(draft('').id, (r) => ({ ...r, text: 'typed' }), 0);
+    expect(first).toMatchObject({ text: 'typed', revision: 1 });
+    expect(await store.edit('store:default:travel/none', (r) => r)).toBeUndefined();
+    // Saved: the edit starts from the saved text and is a compare-and-swap on the revision shown.
+    const second = await store.edit(draft('').id, (r) => ({ ...r, text: `${r.text} more` }), store.shownRevision(draft('').id));
+    expect(second).toMatchObject({ text: 'typed more', revision: 2 });
+    await savedBy(missing, process.pid + 100_000);
+    const refused = await conflict(store.edit(draft('').id, (r) => ({ ...r, text: 'lost?' }), store.shownRevision(draft('').id)));
+    expect(refused.details).toMatchObject({ reason: 'draft_changed', revision: 3 });
+    expect(JSON.parse(await readFile(await draftFile(missing), 'utf8')).text).toBe(`saved by ${process.pid + 100_000}`);
+  });
+
   it('sweeps what writers killed mid-save left (half-written drafts and lock candidates) and keeps a running writer\'s', async () => {
     const store = new DraftStore(dir);
     await store.save(draft('kept'), 0);
