@@ -144,12 +144,20 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
     return bytes ? hashText(bytes) : null;
   };
 
-  /** A draft as the contract shows it, with a disk conflict when its file changed underneath. */
-  const view = async (record: DraftRecord, conflict?: DraftView['conflict']): Promise<DraftView> => {
+  /** The hash of the file a draft of the open workspace comes from, as on the disk now (null: removed); undefined for other drafts. */
+  const diskState = (record: DraftRecord): Promise<string | null> | undefined =>
+    record.origin.kind === 'file' && current && record.root === current.root ? diskHash(current, record.origin.path) : undefined;
+
+  /**
+   * A draft as the contract shows it, with a disk conflict when its file changed
+   * underneath. `disk` is that file's {@link diskState}, when the caller started
+   * reading it already.
+   */
+  const view = async (record: DraftRecord, conflict?: DraftView['conflict'], disk = diskState(record)): Promise<DraftView> => {
     const out: DraftView = { id: record.id, origin: record.origin, text: record.text, dirty: isDirty(record), updated_at: record.updated_at };
     if (conflict) out.conflict = conflict;
-    else if (record.origin.kind === 'file' && current && record.root === current.root) {
-      const hash = await diskHash(current, record.origin.path);
+    else if (disk && record.origin.kind === 'file') {
+      const hash = await disk;
       if (hash !== record.origin.base_hash) {
         out.conflict = {
           kind: 'disk',
@@ -325,12 +333,19 @@ export function workspaceMethods(options: WorkspaceMethodsOptions): WorkspaceMet
     'drafts.get': async (params) => shown(await requireDraft(params.id)),
 
     'drafts.save': async (params) => {
+      // The file's disk state is read while the draft is written and flushed: both wait on the disk, neither on the other.
+      let disk: Promise<string | null> | undefined;
+      const edited = (record: DraftRecord): DraftRecord => {
+        disk = diskState(record);
+        disk?.catch(() => undefined);
+        return { ...record, text: params.text, updated_at: new Date().toISOString() };
+      };
       // Based on what this process's editor was shown, not on what is on the disk now: another window's save in between is a conflict.
-      const saved = await drafts.edit(params.id, (record) => ({ ...record, text: params.text, updated_at: new Date().toISOString() }), drafts.shownRevision(params.id)).catch((error: unknown) => {
+      const saved = await drafts.edit(params.id, edited, drafts.shownRevision(params.id)).catch((error: unknown) => {
         throw writeFailure(error, 'the draft');
       });
       if (!saved) throw missingDraft(params.id);
-      const draft = await view(saved);
+      const draft = await view(saved, undefined, disk);
       events.emit('drafts.changed', { kind: 'saved', id: saved.id, draft });
       return draft;
     },

@@ -10,8 +10,9 @@
  *   body to the same endpoint at the same concurrency. Target: at least 500
  *   selector calls per second.
  *   A second row compares the runner with the same model client called
- *   directly at the same concurrency: the runner's own overhead. Target:
- *   the runner within 1.2x of the client alone.
+ *   directly at the same concurrency, replaying the very requests the selector
+ *   sent in the warm-up run (same prompts, same bytes on the wire): what is left
+ *   is the runner's own overhead. Target: the runner within 1.2x of the client alone.
  * - memory: the runner over 100,000 cells (2,000 cases x 2 models x 25
  *   repeats) with in-process instant models (no HTTP, so the run is quick);
  *   heap and RSS after a full GC at 10,000 cells and at 100,000 cells.
@@ -96,23 +97,34 @@ async function startEndpoint(): Promise<{ url: string; stop: () => Promise<void>
   return { url: `http://127.0.0.1:${port}`, stop: async () => void (await worker.terminate()) };
 }
 
-/** The model client called directly at `concurrency` with a selector-sized prompt; returns calls per second. */
-async function directCalls(model: ModelClient, calls: number, concurrency: number): Promise<number> {
-  const request: GenerateRequest = {
-    messages: [
-      { role: 'system', content: 'You decide which optional skills apply to one agent request.' },
-      { role: 'user', content: `<request>\nCheck topic3 before the trip.\n</request>\n<skill_catalog>\n${'{"skill":"bench/sNN","display_name":"Skill","description":"Use when a request asks about a topic."}\n'.repeat(CANDIDATES)}</skill_catalog>` },
-    ],
-    temperature: 0.01,
-    maxOutputTokens: 512,
+/** A model client that keeps the requests the selector sent through it (the runner's own, byte for byte). */
+function recording(model: ModelClient): { model: ModelClient; requests: GenerateRequest[] } {
+  const requests: GenerateRequest[] = [];
+  return {
+    requests,
+    model: {
+      spec: model.spec,
+      isBaseline: model.isBaseline,
+      generate: (request) => {
+        requests.push(request);
+        return model.generate(request);
+      },
+    },
   };
+}
+
+/**
+ * The model client called directly at `concurrency`, replaying `requests` (what the
+ * selector sent during a run: the same prompts, so only the runner's own work differs);
+ * returns calls per second.
+ */
+async function directCalls(model: ModelClient, requests: readonly GenerateRequest[], calls: number, concurrency: number): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < calls) {
-        next++;
-        await model.generate(request);
+        await model.generate(requests[next++ % requests.length]!);
       }
     }),
   );
@@ -172,7 +184,9 @@ export async function bench(): Promise<BenchRow[]> {
     // Throughput: runner over HTTP vs raw HTTP, same endpoint and concurrency.
     const model = await openModel(`openai-compatible:${endpoint.url}/v1#bench`, { env: {}, transport: { keepAliveTimeoutMs: 60_000 } });
     const warm = await benchPlan(200);
-    await runEval({ models: [model], skills: [warm], concurrency: CONCURRENCY, runDir: join(dir, 'warmup') });
+    // The warm-up run also records the selector's requests (activation and resource calls) for the client-alone row.
+    const recorder = recording(model);
+    await runEval({ models: [recorder.model], skills: [warm], concurrency: CONCURRENCY, runDir: join(dir, 'warmup') });
     await rawCalls(endpoint.url, 1_000, CONCURRENCY);
 
     const plan = await benchPlan(THROUGHPUT_CELLS);
@@ -185,7 +199,7 @@ export async function bench(): Promise<BenchRow[]> {
     const callsPerCell = 2;
     const runnerCalls = (THROUGHPUT_CELLS * callsPerCell) / seconds;
     const rawRate = await rawCalls(endpoint.url, THROUGHPUT_CELLS * callsPerCell, CONCURRENCY);
-    const directRate = await directCalls(model, THROUGHPUT_CELLS * callsPerCell, CONCURRENCY);
+    const directRate = await directCalls(model, recorder.requests, THROUGHPUT_CELLS * callsPerCell, CONCURRENCY);
     await model.close?.();
     rows.push({
       suite: SUITE,
@@ -202,7 +216,7 @@ export async function bench(): Promise<BenchRow[]> {
       suite: SUITE,
       name: `runner vs its model client, concurrency ${CONCURRENCY}`,
       medianMs: 1000 / runnerCalls,
-      baselineName: 'openai-compatible client generate()',
+      baselineName: 'openai-compatible client generate() replaying the selector\'s requests',
       baselineMs: 1000 / directRate,
       ratio: directRate / runnerCalls,
       target: '<= 1.2x the client alone',
