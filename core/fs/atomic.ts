@@ -46,6 +46,12 @@ export interface AtomicWriteOptions {
    * removed). Confined writers check there that the file is where they resolved it.
    */
   checkOpened?: (fd: number, tmp: string) => void;
+  /**
+   * Called with the temporary file's descriptor once every byte is written (and
+   * flushed, when durable), before it replaces `path`: a caller can take the
+   * identity of what it wrote (fstat) without another read. Throwing aborts the write.
+   */
+  written?: (fd: number) => void;
 }
 
 /** Where a streamed atomic write puts its bytes (see {@link writeFileAtomic}). */
@@ -163,6 +169,7 @@ export async function writeFileAtomic(path: string, content: AtomicContent, opti
       bytes = typeof content === 'string' ? Buffer.byteLength(content, 'utf8') : content.byteLength;
     }
     if (durable) await fsyncAsync(out);
+    options.written?.(out);
     closeSync(out);
     fd = undefined;
     renameSync(tmp, path);

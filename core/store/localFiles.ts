@@ -12,17 +12,13 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { fsyncDir } from '../fs/atomic';
 import { isErrno } from '../fs/errno';
+import { fileKey } from '../fs/fileKey';
 
 // Inside the registry lock, small metadata operations are synchronous system calls:
 // each asynchronous one costs a thread-pool round trip, and a publication makes
 // dozens of them. Only the flushes (milliseconds each) go through the thread pool.
 export const fsyncAsync = promisify(fsyncCallback);
 export const fdatasyncAsync = promisify(fdatasyncCallback);
-
-/** Identity of one version of a file: writers always rename a new inode into place. */
-export function fileKey(s: { ino: bigint; size: bigint; mtimeNs: bigint }): string {
-  return `${s.ino}:${s.size}:${s.mtimeNs}`;
-}
 
 /**
  * Reads a whole file with the identity of exactly the bytes read (fstat on the same

@@ -19,12 +19,14 @@
  * Node-only: uses node:fs.
  */
 import { createHash } from 'node:crypto';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { fstatSync, statSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
 import type { SkillId } from '../package/types';
 import { isTemporaryName, removeStaleTemporaries, writeFileAtomic } from '../fs/atomic';
 import { FileLock } from '../fs/fileLock';
+import { fileKey } from '../fs/fileKey';
 import { processGone, selfIdentity, type ProcessMark } from '../fs/processIdentity';
 import { readFileBounded } from './read';
 
@@ -49,6 +51,9 @@ export interface DraftRecord {
   /** The process that saved this revision (pid, and where known its start time and the boot id). */
   writer?: ProcessMark;
 }
+
+/** How many saved drafts a store keeps parsed (see DraftStore.known): the ones being edited. */
+const KNOWN_DRAFTS = 16;
 
 /** Largest draft file read back (a package text is bounded far below). */
 const MAX_DRAFT_BYTES = 64 * 1024 * 1024;
@@ -109,6 +114,12 @@ export class DraftStore {
   /** The revision of each draft this process last handed to an editor or saved: what its next save is based on. */
   private readonly shown = new Map<string, number>();
   private readonly lock: FileLock;
+  /**
+   * The saved drafts last read or written here, with their file's identity then
+   * ({@link fileKey}): a save reads its draft back only when another process
+   * replaced the file since. The most recent {@link KNOWN_DRAFTS} are kept.
+   */
+  private readonly known = new Map<string, { key: string; record: DraftRecord | undefined }>();
 
   /** `dir` is the drafts folder; it is created on the first save, never by a read. */
   constructor(readonly dir: string) {
@@ -211,7 +222,7 @@ export class DraftStore {
   edit(id: string, change: (record: DraftRecord) => DraftRecord, base?: number): Promise<DraftRecord | undefined> {
     return this.serial(id, async () => {
       // Nothing held and no folder: nothing saved either, and taking the lock would create the folder.
-      if (!this.memory.has(id) && !(await isFolder(this.dir))) return undefined;
+      if (!this.memory.has(id) && !isFolder(this.dir)) return undefined;
       return this.locked(async () => {
         const onDisk = await this.readSaved(id);
         const record = this.newest(id, onDisk);
@@ -220,10 +231,32 @@ export class DraftStore {
     });
   }
 
-  /** The saved draft `id`, read from its file (undefined: none). */
+  /** The saved draft `id`, read from its file (undefined: none), or as kept while the file is unchanged. */
   private async readSaved(id: string): Promise<DraftRecord | undefined> {
-    const record = await this.readFile(this.fileOf(id));
-    return record?.id === id ? record : undefined;
+    const file = this.fileOf(id);
+    let key: string;
+    try {
+      // One system call, not a thread-pool round trip: a save holds the lock meanwhile.
+      key = fileKey(statSync(file, { bigint: true }));
+    } catch (error) {
+      this.known.delete(id);
+      if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
+      // Not a readable file: the read says why, with the draft's name.
+      return this.readFile(file).then((record) => (record?.id === id ? record : undefined));
+    }
+    const kept = this.known.get(id);
+    if (kept?.key === key) return kept.record;
+    // Taken before the read: a file replaced in between has another key, and is read again next time.
+    const record = await this.readFile(file);
+    const saved = record?.id === id ? record : undefined;
+    this.remember(id, key, saved);
+    return saved;
+  }
+
+  private remember(id: string, key: string, record: DraftRecord | undefined): void {
+    this.known.delete(id);
+    this.known.set(id, { key, record });
+    if (this.known.size > KNOWN_DRAFTS) this.known.delete(this.known.keys().next().value!);
   }
 
   /** The compare-and-swap of a save, under the lock: `onDisk` is the saved draft as just read. */
@@ -232,7 +265,11 @@ export class DraftStore {
     if (revisionOf(onDisk) !== expected) throw draftChanged(record.id, onDisk, 'saved');
     if (base === undefined && onDisk?.writer && !isSelf(onDisk.writer) && !processGone(onDisk.writer)) throw draftChanged(record.id, onDisk, 'saved');
     const saved: DraftRecord = { ...record, revision: expected + 1, writer: WRITER };
-    await writeFileAtomic(this.fileOf(record.id), `${JSON.stringify(saved)}\n`, { mkdirs: true });
+    let key: string | undefined;
+    this.known.delete(record.id);
+    await writeFileAtomic(this.fileOf(record.id), `${JSON.stringify(saved)}\n`, { mkdirs: true, written: (fd) => void (key = fileKey(fstatSync(fd, { bigint: true }))) });
+    // The rename keeps the inode, size and modification time: this is the key the saved file has.
+    if (key !== undefined) this.remember(record.id, key, saved);
     this.memory.delete(record.id);
     this.shown.set(record.id, expected + 1);
     return saved;
@@ -250,6 +287,7 @@ export class DraftStore {
         const saved = current?.id === id;
         if (saved && base !== undefined && revisionOf(current) !== base) throw draftChanged(id, current, 'discarded');
         if (saved) await rm(file, { force: true });
+        this.known.delete(id);
         const held = this.memory.delete(id);
         this.shown.delete(id);
         return held || saved;
@@ -296,10 +334,10 @@ export class DraftStore {
   }
 }
 
-/** Whether `path` is a folder (false when it is missing). */
-async function isFolder(path: string): Promise<boolean> {
+/** Whether `path` is a folder (false when it is missing); one system call, no thread-pool round trip. */
+function isFolder(path: string): boolean {
   try {
-    return (await stat(path)).isDirectory();
+    return statSync(path).isDirectory();
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOENT') return false;
     throw error;

@@ -98,6 +98,23 @@ describe('DraftStore across processes', () => {
     expect(JSON.parse(await readFile(await draftFile(missing), 'utf8')).text).toBe(`saved by ${process.pid + 100_000}`);
   });
 
+  it('reads a draft again once another process replaced its file, also with a text of the same length', async () => {
+    const mine = new DraftStore(dir);
+    const theirs = new DraftStore(dir);
+    const first = await mine.save(draft('aaaa'), 0);
+    expect((await mine.get(first.id))?.text).toBe('aaaa');
+    // Another process's save renames a new file into place.
+    await theirs.save({ ...(await theirs.get(first.id))!, text: 'bbbb' }, 1);
+    expect((await mine.get(first.id))?.text).toBe('bbbb');
+    // Someone rewriting the file in place, same length.
+    const file = await draftFile(dir);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"bbbb"', '"cccc"'));
+    expect((await mine.get(first.id))?.text).toBe('cccc');
+    await conflict(mine.edit(first.id, (r) => ({ ...r, text: 'dddd' }), 1));
+    expect((await mine.edit(first.id, (r) => ({ ...r, text: 'dddd' }), 2))?.revision).toBe(3);
+    expect((await theirs.get(first.id))?.text).toBe('dddd');
+  });
+
   it('sweeps what writers killed mid-save left (half-written drafts and lock candidates) and keeps a running writer\'s', async () => {
     const store = new DraftStore(dir);
     await store.save(draft('kept'), 0);
