@@ -1,6 +1,8 @@
 /**
  * The workbench: the shell and the view modules it shows. To add a view, write
- * its module (a `ViewModule`, see `shell/views.ts`) and list it here.
+ * its module (a `ViewModule`, see `shell/views.ts`) and list it here; its
+ * commands (`<feature>/keymap.ts`) and intents (`<feature>/intents.ts`) are
+ * listed in `keymap.ts` and `intents.ts` beside this file.
  */
 import { catalogModule } from './catalog/module';
 import { connectionsModule } from './connections/module';

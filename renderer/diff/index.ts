@@ -7,7 +7,7 @@ import { workbenchClient } from '../api/client';
 import { provideEditorActions, type DiffTarget, type EditorRef } from '../editor/actions';
 import { useEditorStore } from '../editor/useEditorStore';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
-import type { PackageSourceRef } from '../shell/intents';
+import type { PackageSourceRef } from './intents';
 import { useTabsStore } from '../shell/useTabsStore';
 import { lazyView, type ViewModule } from '../shell/views';
 import { pick, PickerHost } from './Picker';
