@@ -47,6 +47,8 @@ export function causeOf(error: unknown): ConnectionTestCause {
   if (code === 'unauthorized') return 'auth';
   if (code === 'forbidden') return 'forbidden';
   if (code === 'timeout') return 'timeout';
+  // A Standalone profile at a Cluster node: refused by the adapter, but the server is fine, only the topology is not.
+  if (error instanceof WorkbenchError && error.details?.['reason'] === 'cluster_node') return 'wrong_topology';
   if (code === 'invalid_request' || code === 'secrets_locked') return 'invalid';
   if (code === 'not_found') return 'wrong_base_url';
   // Both come wrapped in ioredis's "All sentinels are unreachable" or "Failed to refresh slots cache", so they are read first.

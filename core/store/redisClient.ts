@@ -161,6 +161,28 @@ function waitReady(client: RedisClient, config: RedisConnectionConfig, timeoutMs
   });
 }
 
+/**
+ * A standalone client pointed at one node of a Redis Cluster reaches only the
+ * slots that node serves (a deployment on another node answers MOVED), so it is
+ * refused at connect with the URL that works. A server that does not answer
+ * `INFO cluster` (the command renamed or denied) is not judged by it.
+ */
+async function refuseClusterNode(client: Redis, config: RedisConnectionConfig): Promise<void> {
+  let info: string;
+  try {
+    info = await client.info('cluster');
+  } catch {
+    return;
+  }
+  if (!/^cluster_enabled:1\s*$/m.test(info)) return;
+  const scheme = config.tls ? 'rediss+cluster' : 'redis+cluster';
+  throw new StoreError(
+    'invalid_request',
+    `Redis at ${config.redacted} is a node of a Redis Cluster: connect with ${scheme}://host:port (any of its nodes, or several separated by commas), so the client follows the cluster's slots; a standalone connection reaches only this node's`,
+    { details: { reason: 'cluster_node' } },
+  );
+}
+
 /** The servers that hold data: every master of a Cluster, or the one server. */
 export function masterNodes(client: RedisClient): Redis[] {
   return client instanceof Cluster ? client.nodes('master') : [client];
@@ -183,6 +205,7 @@ export async function connectRedisClient(config: RedisConnectionConfig, options:
   try {
     const ready = waitReady(client, config, connectTimeout * 2);
     await Promise.race([ready, plainRedisOnTlsPort(config, ready, connectTimeout)]);
+    if (config.topology === 'standalone') await refuseClusterNode(client as Redis, config);
   } catch (error) {
     client.disconnect();
     throw error;

@@ -154,6 +154,11 @@ describe('Redis connections through the form', () => {
     const plain = await testForm(page);
     expect(plain).toMatchObject({ ok: false, cause: 'wrong_topology' });
     expect(plain.text).toContain('Failed (wrong topology).');
+    // Standalone at one node of the Cluster would reach only that node's slots.
+    await fillRedisForm(page, { name: 'sharded', label: 'Sharded cluster', topology: 'Standalone', hosts: hostList(cluster, cluster.processes.slice(0, 1)) });
+    const oneNode = await testForm(page);
+    expect(oneNode).toMatchObject({ ok: false, cause: 'wrong_topology' });
+    expect(oneNode.text).toContain('Failed (wrong topology).');
     await fillRedisForm(page, { name: 'sharded', label: 'Sharded cluster', topology: 'Cluster', hosts: hostList(cluster, cluster.processes.slice(0, 1)) });
     const verdict = await testForm(page);
     expect(verdict.ok, verdict.text).toBe(true);

@@ -229,6 +229,22 @@ describe('redis adapter', () => {
       expect(error.message).toMatch(/DB 0/);
     });
 
+    it('refuses a standalone URL that points at a Cluster node, naming the URL that works', async () => {
+      const node = cluster.processes[0]!;
+      const error = await rejection(openRedisStore(`redis://127.0.0.1:${node.port}?deployment=one-node`));
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toContain(`redis://127.0.0.1:${node.port}`);
+      expect(error.message).toContain('redis+cluster://');
+      expect(error.details).toMatchObject({ reason: 'cluster_node' });
+      // The same node through the cluster URL works.
+      const store = await openRedisStore(`redis+cluster://127.0.0.1:${node.port}?deployment=one-node`);
+      try {
+        expect(await store.listMetadata()).toEqual([]);
+      } finally {
+        await store.close();
+      }
+    });
+
     it('maps a connection dropped mid-request to 503 and recovers afterwards', async () => {
       const proxy = await startTcpProxy(standalone.processes[0]!.port);
       const store = await openRedisStore(`redis://127.0.0.1:${proxy.port}?deployment=drop-test`);
