@@ -143,6 +143,7 @@ function settingsOf(request: EvalRequest): EvaluationSettings {
     comparePublished: request.compare_published,
     ...(request.bindings && { bindings: request.bindings.map((b) => ({ ...b })), bindingsSource: 'the given bindings' }),
     ...(request.limits && { limits: request.limits }),
+    ...(!request.adjacent_negatives && { adjacentNegatives: false }),
   };
 }
 

@@ -50,6 +50,11 @@ export const evalRequestSchema = z.strictObject({
   limits: z.record(z.string().max(64), z.number()).optional(),
   /** Also run each draft's published revision and compare them. */
   compare_published: z.boolean().default(false),
+  /**
+   * Also run each skill's should-activate examples as should-not cases of the
+   * other skills of its catalog ("adjacent" cases; the CLI's `--no-adjacent-negatives` turns them off).
+   */
+  adjacent_negatives: z.boolean().default(true),
   repeats: z.number().int().min(1).max(100).default(1),
   concurrency: z.number().int().min(1).max(64).default(4),
   /** Per-attempt model timeout. */

@@ -72,6 +72,20 @@ describe('evals over the WorkbenchApi (direct transport)', () => {
     expect(plan.resumable).toBeNull();
   });
 
+  it('plans without adjacent negatives when asked, as the CLI\'s --no-adjacent-negatives does, under another configuration', async () => {
+    // Two skills of one catalog under test together: each one's examples are should-not cases of the other.
+    const targets = [
+      { kind: 'published' as const, skill: { namespace: 'travel', name: 'weather-assessment' } },
+      { kind: 'published' as const, skill: { namespace: 'travel', name: 'currency-conversion' } },
+    ];
+    const withAdjacent = await wb.client['evals.plan']({ ...request(BASELINES), targets });
+    const without = await wb.client['evals.plan']({ ...request(BASELINES), targets, adjacent_negatives: false });
+    const skill = withAdjacent.skills[0]!;
+    expect(skill.adjacent_cases).toBeGreaterThan(0);
+    expect(without.skills[0]).toMatchObject({ adjacent_cases: 0, examples: skill.examples, cases: skill.cases - skill.adjacent_cases });
+    expect(without.config_hash).not.toBe(withAdjacent.config_hash);
+  });
+
   it('reads no package or extra-cases file through a link that leads out of the workspace', async () => {
     const ws = await mkdtemp(join(tmpdir(), 'skillbench-port-ws-'));
     const outside = await mkdtemp(join(tmpdir(), 'skillbench-port-outside-'));
