@@ -6,7 +6,7 @@
 import type { SkillId } from '../../package/types';
 import type { WorkbenchEventName } from '../names';
 import type { ConnectionState } from './connections';
-import type { EvalCell, EvalModelProgress, EvalProgress, EvalRunView, EvalSummaryView } from './evals';
+import type { EvalCell, EvalModelProgress, EvalProgress, EvalRunView, EvalSummary } from './evals';
 import type { AssertTrue, SameUnion } from './internal';
 import type { OptimizeCandidateView, OptimizeProgress, OptimizeRunView } from './optimize';
 import type { ReviewStatus } from './reviews';
@@ -31,7 +31,7 @@ export interface WorkbenchEvents {
    */
   'evals.progressed': { run: string; progress: EvalProgress; models: EvalModelProgress[]; cells: EvalCell[] };
   /** A run ended: complete, stopped (incomplete) or failed. */
-  'evals.finished': { run: EvalRunView; summary: EvalSummaryView | null };
+  'evals.finished': { run: EvalRunView; summary: EvalSummary | null };
   /** An optimizer run advanced: a phase started, cells were recorded, candidates were proposed or scored. */
   'optimize.progressed': { run: string; progress: OptimizeProgress; candidates?: OptimizeCandidateView[] };
   /** An optimizer run ended: finished with a verdict, stopped, or failed. */
