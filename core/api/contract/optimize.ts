@@ -4,10 +4,10 @@
  * Isomorphic: no `node:` imports (the renderer and the preload import it).
  */
 import { z } from 'zod';
-import type { Finding, ValidationResult } from '../../package/types';
+import type { ValidationResult } from '../../package/types';
 import type { PairedComparison } from '../../report/evalResults';
 import type { CandidateReport, HeldoutModel, OptimizeReport, SplitCase } from '../../report/optimizeResults';
-import type { CheckedProposal } from '../../store/types';
+import type { AuthoringAnalysis, CheckedProposal } from '../../store/types';
 import { connectionNameSchema, packageTextSchema, skillIdSchema } from './common';
 import type { WorkbenchErrorData } from './errors';
 import type { EvalPlanProblem } from './evals';
@@ -15,6 +15,8 @@ import { method, runRef } from './internal';
 
 // The optimizer's report is declared once, with its view below derived from it.
 export type * from '../../report/optimizeResults';
+// The advisor's analysis is the admin API's (core/store/types.ts).
+export type { AdvisorSource, AdvisorSuggestion, AuthoringAnalysis, DropReason, DroppedProposal } from '../../store/types';
 
 /** A split case as the workbench shows it: without its origin. */
 export type OptimizeSplitCase = Omit<SplitCase, 'source'>;
@@ -90,40 +92,14 @@ export interface AdvisorProposalView extends CheckedProposal {
   text: string;
 }
 
-/** A proposal that was not kept, with its reason. */
-export interface AdvisorDroppedView {
-  id: string;
-  title: string;
-  rationale: string;
-  /** The operations as proposed (possibly not a valid patch). */
-  patch: unknown;
-  reason: 'patch_invalid' | 'patch_failed' | 'validation_failed' | 'withheld_content' | 'no_change' | 'too_many';
-  message: string;
-  /** The validation errors of the patched package, for `validation_failed`. */
-  findings?: Finding[];
-}
-
 /** The authoring advisor's analysis of one package text. */
 export interface AdvisorAnalysisView {
   /** Deterministic validation; when it fails the advisor is not called and `analysis` is null. */
   validation: ValidationResult;
   /** The normalized package the proposals apply to, pretty-printed; null when the text has no package shape. */
   normalized_text: string | null;
-  analysis: {
-    summary: string;
-    suggestions: { code?: string; message: string; path?: string }[];
-    proposals: AdvisorProposalView[];
-    dropped: AdvisorDroppedView[];
-    /** Who answered: prompt id and version, model, provider, usage; never a secret. */
-    advisor: {
-      prompt?: { id: string; version: string };
-      model?: string;
-      provider?: string;
-      reasoning_effort?: 'low' | 'medium' | 'high';
-      usage?: { input_tokens: number; output_tokens: number };
-      warnings?: string[];
-    } | null;
-  } | null;
+  /** The advisor's analysis as the admin API's `analyze` returns it, each kept proposal with its patched text. */
+  analysis: (Omit<AuthoringAnalysis, 'proposals'> & { proposals: AdvisorProposalView[] }) | null;
 }
 
 const optimizeSource = z.discriminatedUnion('kind', [
