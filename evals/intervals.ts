@@ -20,7 +20,11 @@
  * {@link MIN_CASES} cases were answered, or when fewer than 90 % of the
  * resamples define the rate (a precision with almost no activations).
  */
+import type { Interval, RateDeltas, RateIntervals } from '../core/report/evalResults';
 import { rates, type Confusion } from './metrics';
+
+// The shapes a summary records live with the rest of the run's results in core.
+export type { Interval, RateDelta, RateDeltas, RateIntervals } from '../core/report/evalResults';
 
 /** Resamples per interval. */
 export const RESAMPLES = 2000;
@@ -35,41 +39,6 @@ export interface CaseCounts {
   fp: number;
   tn: number;
   fn: number;
-}
-
-/** A two-sided interval. */
-export interface Interval {
-  low: number;
-  high: number;
-}
-
-/** Intervals of the rates of one skill row. */
-export interface RateIntervals {
-  /** `case bootstrap`: cases are resampled, each with all its repeats. */
-  method: 'case bootstrap';
-  level: number;
-  resamples: number;
-  accuracy: Interval | null;
-  precision: Interval | null;
-  recall: Interval | null;
-  f1: Interval | null;
-}
-
-/** The difference of one rate between the two sides of a comparison (`a − b`), with its interval. */
-export interface RateDelta {
-  /** `rate_a − rate_b` over every answered cell of each side; null when either rate is. */
-  value: number | null;
-  interval: Interval | null;
-}
-
-/** Differences of the per-cell rates between the two sides of a comparison. */
-export interface RateDeltas {
-  method: 'case bootstrap';
-  level: number;
-  resamples: number;
-  accuracy: RateDelta;
-  precision: RateDelta;
-  recall: RateDelta;
 }
 
 type RateName = 'accuracy' | 'precision' | 'recall' | 'f1';

@@ -9,12 +9,10 @@
  * flaky endpoint cannot masquerade as a precise skill and a model whose
  * answers the runtime cannot use earns no free true negatives.
  */
+import type { CellOutcome, Confusion, Expectation, McNemarResult, Rates, TriggerRate } from '../core/report/evalResults';
 
-/** What one call of the selector pipeline produced for one case. */
-export type CellOutcome = 'activated' | 'not_activated' | 'error';
-
-/** The label of a case: should the skill under test activate? */
-export type Expectation = 'activate' | 'not_activate';
+// The shapes a summary records live with the rest of the run's results in core.
+export type { CellOutcome, Confusion, Expectation, McNemarResult, Rates, TriggerRate } from '../core/report/evalResults';
 
 /** The minimal view of one evaluated cell the metrics need. */
 export interface ScoredCell {
@@ -34,26 +32,6 @@ export function scoredOutcome(cell: ScoredCell): ScoredOutcome {
   const activated = cell.outcome === 'activated';
   if (cell.expected === 'activate') return activated ? 'tp' : 'fn';
   return activated ? 'fp' : 'tn';
-}
-
-/** Confusion counts plus the outcomes kept apart. */
-export interface Confusion {
-  tp: number;
-  fp: number;
-  tn: number;
-  fn: number;
-  /** Cells that ended in a transport/model error or timeout: excluded from the rates. */
-  errors: number;
-  /** Cells whose model answer was rejected by strict decoding or revalidation: unusable, excluded from the rates. */
-  invalid: number;
-}
-
-/** Rates derived from a {@link Confusion} (usable answers only); `null` where the denominator is zero. */
-export interface Rates {
-  accuracy: number | null;
-  precision: number | null;
-  recall: number | null;
-  f1: number | null;
 }
 
 /** Counts the confusion matrix of `cells`. */
@@ -84,19 +62,6 @@ export function rates(c: Confusion): Rates {
   return { accuracy: ratio(c.tp + c.tn, c.tp + c.tn + c.fp + c.fn), precision, recall, f1 };
 }
 
-/** How often one case triggered across its repeats (errors and unusable answers excluded from n). */
-export interface TriggerRate {
-  /** Activations among the repeats that produced a usable answer. */
-  k: number;
-  /** Repeats that produced a usable answer. */
-  n: number;
-  errors: number;
-  /** Repeats whose answer was unusable (absent in summaries written before they were counted apart). */
-  invalid?: number;
-  /** Neither always nor never: the model disagrees with itself on this case. */
-  flaky: boolean;
-}
-
 /** The trigger rate of one case's repeats. */
 export function triggerRate(outcomes: Iterable<CellOutcome>): TriggerRate {
   let k = 0;
@@ -123,21 +88,6 @@ export function percentile(values: readonly number[], p: number): number | null 
   const sorted = [...values].sort((a, b) => a - b);
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
-}
-
-/** Result of an exact McNemar test on paired binary outcomes. */
-export interface McNemarResult {
-  /** Pairs where A was right and B wrong. */
-  aOnly: number;
-  /** Pairs where B was right and A wrong. */
-  bOnly: number;
-  /** Pairs where both agreed (right or wrong): they carry no evidence. */
-  concordant: number;
-  /** Two-sided exact p-value (binomial, p = 0.5, on the discordant pairs). */
-  pValue: number;
-  /** p < alpha. */
-  significant: boolean;
-  alpha: number;
 }
 
 /**

@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { OptimizeCandidateView, OptimizeProgress, OptimizeReportView, OptimizeRunView, WorkbenchParsedParams } from '../core/api/contract';
+import type { OptimizeProgress, OptimizeReportView, OptimizeRunView, WorkbenchParsedParams } from '../core/api/contract';
 import { toErrorData } from '../core/api/errors';
 import type { EvalsHost } from '../core/api/evalsPort';
 import type { Handler } from '../core/api/router';
@@ -50,7 +50,7 @@ export interface LiveOptimize {
   done: Promise<void>;
 }
 
-const candidateView = (c: CandidateReport): OptimizeCandidateView => structuredClone(c) as OptimizeCandidateView;
+const candidateView = (c: CandidateReport): CandidateReport => structuredClone(c);
 
 /** The report as the contract carries it (the file name and run folders stay on the host). */
 function reportView(report: OptimizeReport): OptimizeReportView {
@@ -160,7 +160,7 @@ export function optimizeHandlers(
     };
 
     let dirty = false;
-    let fresh: OptimizeCandidateView[] | undefined;
+    let fresh: CandidateReport[] | undefined;
     const flush = () => {
       dirty = false;
       const payload = { run: id, progress: { ...view.progress }, ...(fresh && { candidates: fresh }) };

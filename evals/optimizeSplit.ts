@@ -4,25 +4,11 @@
  * prove at best ({@link heldoutPower}), known before any model is called.
  */
 import { WorkbenchError } from '../core/errors';
-import type { Expectation } from './metrics';
+import type { CaseSplit, SplitCase } from '../core/report/optimizeResults';
 import type { EvalCase } from './suite';
 
-/** A case as the split records it. */
-export interface SplitCase {
-  id: string;
-  request: string;
-  expect: Expectation;
-  source: EvalCase['source'];
-}
-
-/** The train / held-out split of a skill's cases. */
-export interface CaseSplit {
-  seed: number;
-  /** Share of each stratum held out (as asked). */
-  holdout: number;
-  train: SplitCase[];
-  heldout: SplitCase[];
-}
+// The split is part of the optimizer's report, declared in core.
+export type { CaseSplit, SplitCase } from '../core/report/optimizeResults';
 
 /**
  * Cases a stratum of `n` holds out at share `holdout`: `round(n · holdout)`,

@@ -14,7 +14,11 @@
  * difference keeps what majority voting hides: how often each side activated
  * the skill on each case.
  */
-import { mcnemarExact, type Expectation, type McNemarResult } from './metrics';
+import type { CaseComparison, CaseTriggerDifference, CaseVerdict } from '../core/report/evalResults';
+import { mcnemarExact, type Expectation } from './metrics';
+
+// The shapes a summary records live with the rest of the run's results in core.
+export type { CaseComparison, CaseTriggerDifference, CaseVerdict } from '../core/report/evalResults';
 
 /** One side's answered repeats of one case. */
 export interface CaseTally {
@@ -31,47 +35,6 @@ export interface CasePair {
   a: CaseTally;
   b: CaseTally;
 }
-
-/** How often each side activated the skill on one case, and the difference. */
-export interface CaseTriggerDifference {
-  case: string;
-  expect: Expectation;
-  /** Activations / answered repeats on side A; null when A never answered. */
-  rate_a: number | null;
-  rate_b: number | null;
-  /** `rate_a − rate_b`; null unless both sides answered. */
-  difference: number | null;
-  /**
-   * Each side's majority verdict on the case (see {@link caseVerdict}): the
-   * case is a pair of the test only when both are `right` or `wrong`; `tie`
-   * left it out as flaky on that side, `none` as unanswered there.
-   */
-  verdict_a: CaseVerdict;
-  verdict_b: CaseVerdict;
-}
-
-/** The result of {@link compareCases}. */
-export interface CaseComparison {
-  /** Exact McNemar test over the paired cases. */
-  test: McNemarResult;
-  /** Cases where both sides have a majority verdict: the pairs of the test. */
-  pairs: number;
-  /** Share of the paired cases each side's majority got right; null without pairs. */
-  accuracy_a: number | null;
-  accuracy_b: number | null;
-  /** Cases left out because A's answered repeats tied (flaky on A). */
-  flaky_a: number;
-  flaky_b: number;
-  /** Cases left out because a side has no answered repeat (errors only, or not run). */
-  unanswered: number;
-  /** Mean of |rate_a − rate_b| over the cases both sides answered; null when there are none. */
-  mean_abs_trigger_rate_difference: number | null;
-  /** Every case, in the order given. */
-  cases: CaseTriggerDifference[];
-}
-
-/** A side's verdict on a case: right or wrong by majority, a tie, or nothing answered. */
-export type CaseVerdict = 'right' | 'wrong' | 'tie' | 'none';
 
 /** The majority verdict of one side's answered repeats of a case. */
 export function caseVerdict(expect: Expectation, tally: CaseTally): CaseVerdict {

@@ -30,6 +30,7 @@ import type {
   WorkbenchErrorData,
   WorkbenchParsedParams,
 } from '../core/api/contract';
+import { evalRequestSchema } from '../core/api/contract';
 import { toErrorData } from '../core/api/errors';
 import type { EvalsHost, EvalsPort } from '../core/api/evalsPort';
 import type { Handler } from '../core/api/router';
@@ -303,7 +304,10 @@ export function createEvalsPort(options: EvalsPortOptions = {}): EvalsPort {
         try {
           const text = await readFile(join(runDir(id), REQUEST_FILE), 'utf8');
           if (text.length > MAX_REQUEST_BYTES) return undefined;
-          return JSON.parse(text) as EvalRequest;
+          // The file is written from a parsed request; checking it again with the same schema means an edited
+          // or damaged one is unreadable, never resumed with settings the API would have refused.
+          const parsed = evalRequestSchema.safeParse(JSON.parse(text));
+          return parsed.success ? parsed.data : undefined;
         } catch {
           return undefined;
         }

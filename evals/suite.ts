@@ -10,30 +10,10 @@
 import { createHash } from 'node:crypto';
 import { BOUNDARIES, skillKey, type Boundary, type Finding, type SkillId, type SkillPackage } from '../core/package/types';
 import { parseJsonDocument } from '../core/package/parse';
-import type { Expectation } from './metrics';
+import type { CaseSource, EvalCase, Expectation } from '../core/report/evalResults';
 
-/**
- * Where a case came from. `adjacent`: another skill's should-activate example,
- * run as a should-not case of this one in a catalog run (evals/adjacentNegatives.ts).
- */
-export type CaseSource = 'should_activate' | 'should_not_activate' | 'extra' | 'adjacent';
-
-/** One labelled request for one skill under test. */
-export interface EvalCase {
-  /** Stable content-derived id: the same request and label give the same id in every run. */
-  id: string;
-  skill: string;
-  source: CaseSource;
-  request: string;
-  expect: Expectation;
-  boundary: Boundary;
-  /** Resources the selector should choose for this request, when the case names them. */
-  expectedResources?: string[];
-  /** Bounded lifecycle context (objective, prior results) for continuation cases. */
-  context?: string;
-  /** The skill whose should-activate example an `adjacent` case is. */
-  from?: string;
-}
+// A case is recorded in every run header and carried by the API: its shape lives in core.
+export type { CaseSource, EvalCase } from '../core/report/evalResults';
 
 /** The skill under test and its cases. */
 export interface EvalSuite {

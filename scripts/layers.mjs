@@ -49,6 +49,10 @@ export const ISOMORPHIC = [
   'core/retry.ts',
   // Contracts of Node-only folders that hold types and pure values only.
   'core/models/types.ts',
+  // Model specs, aliases and their errors: pure, and the model picker's types (core/models/types.ts) name the aliases and prices.
+  'core/models/aliases.ts',
+  'core/models/spec.ts',
+  'core/models/errors.ts',
   'core/store/types.ts',
   'core/store/errors.ts',
 ];

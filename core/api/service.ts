@@ -18,7 +18,7 @@ import { appDataDir } from '../store/connect';
 import { advisorAnalyze } from './advisorMethods';
 import { CatalogScans } from './catalogScan';
 import { CatalogWatch } from './catalogWatch';
-import type { AppInfo, ConnectionProfile, ConnectionState, ConnectionView, ProviderView, WorkbenchResults } from './contract';
+import type { AppInfo, ConnectionProfile, ConnectionState, ConnectionView, WorkbenchResults } from './contract';
 import { EVENT_NAMES } from './contract';
 import { toErrorData } from './errors';
 import type { EvalsPort } from './evalsPort';
@@ -246,7 +246,7 @@ export function createWorkbenchService(options: WorkbenchServiceOptions): Workbe
 
     ...(manager && connectionMethods(manager, pool, events, view, redact, watch)),
 
-    'models.list': async () => ({ providers: (await describeProviders({ env })) satisfies ProviderView[] }),
+    'models.list': async () => ({ providers: await describeProviders({ env }) }),
 
     'models.check': async (params) => {
       // The spec is echoed, so a password typed into its URL is not.

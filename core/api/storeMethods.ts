@@ -21,7 +21,6 @@ import type {
   PackageRevision,
   PublishConflict,
   ResolvedPackage,
-  VersionView,
   WorkbenchParsedParams,
 } from './contract';
 import type { ConnectionPool } from './pool';
@@ -253,7 +252,7 @@ export function storeMethods(options: StoreMethodsOptions): Handlers {
       pool.use(params.connection, async (store) => {
         const published = await store.getPublished(params.skill);
         const page = await store.listVersions(params.skill, { ...(params.before !== undefined && { before: params.before }), limit: params.limit });
-        return { versions: page.versions as VersionView[], next_before: page.next_before, published: published.version, etag: published.etag };
+        return { versions: page.versions, next_before: page.next_before, published: published.version, etag: published.etag };
       }),
 
     'versions.get': (params) => pool.use(params.connection, async (store) => revisionView(await store.getVersion(params.skill, params.version))),

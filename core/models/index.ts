@@ -7,7 +7,7 @@
  * loaded on first use, so opening a baseline does not load the SDK and vice versa.
  */
 import type { Dispatcher } from 'undici';
-import { BUILTIN_MODELS, MODEL_ALIASES, PRICES_AS_OF, aliasEnvVar, resolveModelId, type ModelAlias, type TokenPrice } from './aliases';
+import { BUILTIN_MODELS, MODEL_ALIASES, PRICES_AS_OF, aliasEnvVar, resolveModelId } from './aliases';
 import { createChainClient, type ModelBackend, type RetryPolicy } from './chain';
 import { loadSentenceEncoder, createEmbeddingBaseline } from './embedding';
 import { KEY_ENV_VARS, envKeySource, type KeySource } from './keys';
@@ -16,7 +16,7 @@ import type { LlamaCppOptions } from './llamaCpp';
 import { BASE_URL_ENV_VARS, DEFAULT_BASE_URLS, createHostedBackend, loadProviderSdk } from './providers';
 import { parseModelSpec, type LlamaCppSpec, type ModelSpec } from './spec';
 import { createDispatcher, fetchVia, sharedDispatcher, type TransportOptions } from './transport';
-import type { ModelClient } from './types';
+import type { ModelClient, ProviderDescription } from './types';
 
 export { ModelError, ModelSpecError, classifyError, isModelError } from './errors';
 export { parseModelSpec, safeParseModelSpec } from './spec';
@@ -28,6 +28,7 @@ export { DEFAULT_RETRY_POLICY } from './chain';
 export type { RetryPolicy } from './chain';
 export { closeSharedDispatcher, createDispatcher } from './transport';
 export type { TransportOptions } from './transport';
+export type { AliasDescription, ProviderDescription } from './types';
 
 /** Options of {@link openModel}. */
 export interface OpenModelOptions {
@@ -151,38 +152,6 @@ function llamaBackend(client: ModelClient): ModelBackend {
     },
     close: () => client.close?.() ?? Promise.resolve(),
   };
-}
-
-/** One alias of a provider, as a settings screen shows it. */
-export interface AliasDescription {
-  alias: ModelAlias;
-  /** The model it resolves to now, or undefined when it has no mapping. */
-  model?: string;
-  source: 'builtin' | 'env' | 'unmapped';
-  /** The variable that overrides it. */
-  envVar: string;
-  /** List price of the resolved model, when known. */
-  price?: TokenPrice;
-}
-
-/** A provider or backend family, for a future model picker. */
-export interface ProviderDescription {
-  id: 'openai' | 'anthropic' | 'groq' | 'openai-compatible' | 'llama-cpp' | 'baseline';
-  label: string;
-  kind: 'hosted' | 'local' | 'baseline';
-  /** A spec to start from. */
-  specExample: string;
-  /** Variable holding the key; `keyConfigured` says whether a key is available now (its value is never exposed). */
-  keyEnvVar?: string;
-  keyConfigured?: boolean;
-  /** Variable overriding the base URL, and the URL in effect (credentials removed). */
-  baseUrlEnvVar?: string;
-  baseUrl?: string;
-  aliases: AliasDescription[];
-  /** True for deterministic baselines, which are not language models. */
-  isBaseline: boolean;
-  /** When the built-in prices were taken. */
-  pricesAsOf?: string;
 }
 
 /** Everything a model picker needs: providers, their aliases as resolved now, and whether keys are present. */

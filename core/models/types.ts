@@ -5,6 +5,7 @@
  *
  * Types only: this file is imported by isomorphic modules.
  */
+import type { ModelAlias, TokenPrice } from './aliases';
 
 /** One chat message sent to a model. */
 export interface ChatMessage {
@@ -124,4 +125,36 @@ export interface ModelClient {
   readonly isBaseline: boolean;
   generate(request: GenerateRequest): Promise<GenerateResult>;
   close?(): Promise<void>;
+}
+
+/** One alias of a provider, as a settings screen shows it. */
+export interface AliasDescription {
+  alias: ModelAlias;
+  /** The model it resolves to now, or undefined when it has no mapping. */
+  model?: string;
+  source: 'builtin' | 'env' | 'unmapped';
+  /** The variable that overrides it. */
+  envVar: string;
+  /** List price of the resolved model, when known. */
+  price?: TokenPrice;
+}
+
+/** A provider or backend family, as the model picker shows it (`models.list`). */
+export interface ProviderDescription {
+  id: 'openai' | 'anthropic' | 'groq' | 'openai-compatible' | 'llama-cpp' | 'baseline';
+  label: string;
+  kind: 'hosted' | 'local' | 'baseline';
+  /** A spec to start from. */
+  specExample: string;
+  /** Variable holding the key; `keyConfigured` says whether a key is available now (its value is never exposed). */
+  keyEnvVar?: string;
+  keyConfigured?: boolean;
+  /** Variable overriding the base URL, and the URL in effect (credentials removed). */
+  baseUrlEnvVar?: string;
+  baseUrl?: string;
+  aliases: AliasDescription[];
+  /** True for deterministic baselines, which are not language models. */
+  isBaseline: boolean;
+  /** When the built-in prices were taken. */
+  pricesAsOf?: string;
 }

@@ -11,7 +11,8 @@
  */
 import { join } from 'node:path';
 import { WorkbenchError } from '../errors';
-import type { EvalSummaryView, ReviewRequest } from '../api/contract';
+import type { ReviewRequest } from '../api/contract';
+import type { EvalSummary, EvalVerdict } from '../report/evalResults';
 import type { SkillId } from '../package/types';
 import { skillKey } from '../package/types';
 import { readTextBounded } from '../workspace/read';
@@ -80,12 +81,28 @@ async function readEvalEvidence(dir: string, run: string, skill: SkillId, where:
     }
     throw error;
   }
-  const verdict = isRecord(summary) ? summary['verdict'] : undefined;
-  if (!isRecord(summary) || !Array.isArray(summary['models']) || !isRecord(verdict) || typeof verdict['status'] !== 'string' || typeof verdict['message'] !== 'string') {
+  if (!isEvalSummary(summary)) {
     throw new WorkbenchError('invalid_request', `${where}/summary.json is not the summary of a skillbench.eval/v1 run`, { details: { run } });
   }
-  const status = verdict['status'] as NonNullable<ReviewEval['verdict']>['status'];
-  return { run, summary: summary as unknown as EvalSummaryView, verdict: { passed: status === 'passed', status, message: verdict['message'] } };
+  const { status, message } = summary.verdict;
+  return { run, summary, verdict: { passed: status === 'passed', status, message } };
+}
+
+const VERDICT_STATUSES: ReadonlySet<unknown> = new Set<EvalVerdict['status']>(['passed', 'failed', 'unavailable', 'incomplete']);
+
+/**
+ * Whether parsed JSON is a run's summary. `summary.json` is the eval engine's
+ * own output (evals/runFiles.ts writes it whole, atomically), so a file
+ * that has the summary's members (the lists the review view and the CLI walk,
+ * the totals, and a verdict whose status and message they show) is that
+ * output and the rest of it is recorded exactly as the engine wrote it; what
+ * this tells apart is a file of another kind or a hand-edited one missing
+ * what every reader dereferences.
+ */
+function isEvalSummary(value: unknown): value is EvalSummary {
+  if (!isRecord(value) || !Array.isArray(value['models']) || !Array.isArray(value['comparisons']) || !Array.isArray(value['gates']) || !isRecord(value['totals'])) return false;
+  const verdict = value['verdict'];
+  return isRecord(verdict) && VERDICT_STATUSES.has(verdict['status']) && typeof verdict['message'] === 'string';
 }
 
 /** A folder that may hold run folders, with how messages name it. */

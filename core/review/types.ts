@@ -5,7 +5,7 @@
  * Isomorphic: no `node:` imports (the API contract, the renderer and the
  * preload import it).
  */
-import type { EvalSummaryView } from '../api/contract/evals';
+import type { EvalSummary } from '../report/evalResults';
 import type { SkillId, SkillPackage, ValidationResult } from '../package/types';
 import type { StoreWarning } from '../store/types';
 
@@ -74,8 +74,8 @@ export interface ReviewRequest extends ReviewSummary {
   /** The eval run named as evidence: its id (the run folder's name), summary and verdict as the run recorded them. */
   eval: {
     run: string;
-    summary: EvalSummaryView | null;
-    verdict: { passed: boolean; status?: EvalSummaryView['verdict']['status']; message: string } | null;
+    summary: EvalSummary | null;
+    verdict: { passed: boolean; status?: EvalSummary['verdict']['status']; message: string } | null;
   } | null;
   /** `reviewer` is the verified principal when the approval's signature verifies; `verified` says it stands. */
   approvals: { reviewer: string; at: string; comment?: string; hash: string; stale: boolean; verified: boolean }[];

@@ -274,3 +274,67 @@ export interface CheckedProposal {
   /** Metrics of the patched package. */
   metrics: PackageMetrics;
 }
+
+/** One suggestion of the advisor that is not an edit (or explains one). */
+export interface AdvisorSuggestion {
+  /** A short stable label such as `description_vocabulary`, when the advisor gives one. */
+  code?: string;
+  message: string;
+  /** JSON Pointer into the package the suggestion is about. */
+  path?: string;
+}
+
+/** Why a proposal was left out. */
+export type DropReason =
+  /** Not a JSON Patch document, or a malformed operation. */
+  | 'patch_invalid'
+  /** The patch does not apply to the package (a path that does not exist, a failed test). */
+  | 'patch_failed'
+  /** The patched package fails deterministic validation (see `findings`). */
+  | 'validation_failed'
+  /** The patch reads or edits content the advisor was never shown (resource bodies, change_reason). */
+  | 'withheld_content'
+  /** The patched package is the same package. */
+  | 'no_change'
+  /** More proposals than the advisor may make at once. */
+  | 'too_many';
+
+/** A proposal that was not kept, with its reason. */
+export interface DroppedProposal {
+  id: string;
+  title: string;
+  rationale: string;
+  /** The operations as proposed (possibly not a valid patch). */
+  patch: unknown;
+  reason: DropReason;
+  /** What went wrong, for a person. */
+  message: string;
+  /** The validation errors of the patched package, for `validation_failed`. */
+  findings?: Finding[];
+}
+
+/** Who produced an analysis, body-free and secret-free. */
+export interface AdvisorSource {
+  /** The prompt template (`skillbench.authoring`) and its version. */
+  prompt?: { id: string; version: string };
+  /** The model that answered and its provider, as the provider reported them. */
+  model?: string;
+  provider?: string;
+  reasoning_effort?: 'low' | 'medium' | 'high';
+  usage?: { input_tokens: number; output_tokens: number };
+  /** Settings the model client could not honour, or other notes about the call. */
+  warnings?: string[];
+}
+
+/**
+ * Advice of the optional authoring advisor; it never changes stored data.
+ * Every proposal the advisor made is either in `proposals` (it applies and the
+ * result validates) or in `dropped` with its reason.
+ */
+export interface AuthoringAnalysis {
+  summary: string;
+  suggestions: AdvisorSuggestion[];
+  proposals: CheckedProposal[];
+  dropped: DroppedProposal[];
+  advisor: AdvisorSource | null;
+}

@@ -8,7 +8,7 @@
  * its McNemar test, its rate differences with intervals, the pass→fail flips
  * first, and the cases a side never answered flagged as missing.
  */
-import type { EvalCaseView } from '../api/client';
+import type { EvalCase } from '../api/client';
 import { formatCount, formatMs, formatP, formatRate, formatUsd } from '../../core/report/format';
 import type { EvalSummary, PairedComparison } from '../../evals/types';
 import type { Interval, RateDelta } from '../../evals/intervals';
@@ -196,7 +196,7 @@ function caseGroups(c: PairedComparison) {
 
 const VERDICT_TEXT = { right: 'pass', wrong: 'fail', tie: 'tie (flaky)', none: 'missing' } as const;
 
-export function Comparisons({ summary, cases }: { summary: EvalSummary; cases: EvalCaseView[] }) {
+export function Comparisons({ summary, cases }: { summary: EvalSummary; cases: EvalCase[] }) {
   const request = new Map(cases.map((c) => [c.id, c.request]));
   const label = labeller(summary);
   if (summary.comparisons.length === 0) {

@@ -91,7 +91,7 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
       }
       matrix.add(early.get(run) ?? []);
       early.delete(run);
-      const opened: OpenRun = { detail, summary: detail.summary as unknown as EvalSummary | null, matrix, loaded: true };
+      const opened: OpenRun = { detail, summary: detail.summary, matrix, loaded: true };
       const live = get().views[run];
       if (live && live.status === 'running') opened.detail = { ...detail, run: live };
       set({ open: { ...get().open, [run]: opened }, views: { ...get().views, [run]: opened.detail.run }, ticks: { ...get().ticks, [run]: (get().ticks[run] ?? 0) + 1 } });
@@ -114,7 +114,7 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
       offset = page.next_offset;
     }
     set({
-      open: { ...get().open, [run]: { ...opened, detail, summary: detail.summary as unknown as EvalSummary | null } },
+      open: { ...get().open, [run]: { ...opened, detail, summary: detail.summary } },
       views: { ...get().views, [run]: detail.run },
       ticks: { ...get().ticks, [run]: (get().ticks[run] ?? 0) + 1 },
     });
@@ -127,7 +127,7 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
     if (!opened) return;
     // An interim read that lands after the run finished would put a stale summary under the final header.
     if (!isLive(get().views[run])) return;
-    set({ open: { ...get().open, [run]: { ...opened, summary: detail.summary as unknown as EvalSummary | null } } });
+    set({ open: { ...get().open, [run]: { ...opened, summary: detail.summary } } });
   },
 
   onStarted({ run }) {

@@ -7,7 +7,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import type { AdvisorAnalysisView, AdvisorProposalView, ProviderView } from '../../core/api/contract';
+import type { AdvisorAnalysisView, AdvisorProposalView, ProviderDescription } from '../../core/api/contract';
 import { workbenchClient } from '../api/client';
 import type { EditorRef } from '../editor/actions';
 import { SafeText } from '../shell/SafeText';
@@ -54,14 +54,14 @@ function Proposal({ proposal, normalized, onApply, applied }: { proposal: Adviso
 }
 
 /** Providers that can run the advisor now: a hosted one with its key, a configured local model or endpoint; never a baseline (it does no structured tasks). */
-export function analysers(providers: readonly ProviderView[]): ProviderView[] {
+export function analysers(providers: readonly ProviderDescription[]): ProviderDescription[] {
   return providers.filter(
     (p) => p.kind !== 'baseline' && (p.keyConfigured === true || (p.id === 'openai-compatible' && Boolean(p.baseUrl)) || (p.kind === 'local' && p.aliases.some((a) => a.model))),
   );
 }
 
 /** Why `spec` cannot analyse, or undefined when it may. */
-function specProblem(spec: string, capable: readonly ProviderView[] | undefined): string | undefined {
+function specProblem(spec: string, capable: readonly ProviderDescription[] | undefined): string | undefined {
   if (spec === '') return capable && capable.length === 0 ? noAnalyser : 'Name the advisor model';
   if (/^baseline:/i.test(spec)) return 'A baseline cannot analyse: it does no structured tasks. Name a hosted or local model.';
   return undefined;

@@ -9,7 +9,7 @@
  * proposer are labelled as mechanical suggestions. Nothing is published.
  */
 import { useEffect, useRef, useState } from 'react';
-import type { OptimizeCandidateView, OptimizeHeldoutView, OptimizeModelScore, OptimizeProgress, OptimizeRunView } from '../../core/api/contract';
+import type { CandidateReport, OptimizeHeldoutView, ModelScore, OptimizeProgress, OptimizeRunView } from '../../core/api/contract';
 import { workbenchClient } from '../api/client';
 import type { EditorRef } from '../editor/actions';
 import { SafeText } from '../shell/SafeText';
@@ -23,7 +23,7 @@ const POLL_MS = 1500;
 
 const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(0)}%`);
 
-function scoreOf(scores: readonly OptimizeModelScore[] | undefined, model: string): string {
+function scoreOf(scores: readonly ModelScore[] | undefined, model: string): string {
   const s = scores?.find((x) => x.model === model);
   if (!s) return '—';
   return `${pct(s.accuracy)} (${s.correct}/${s.answered}${s.errors ? `, ${s.errors} err` : ''})`;
@@ -56,7 +56,7 @@ export function ImprovePanel({ editor }: { editor: EditorRef }) {
   const [seed, setSeed] = useState('');
   const [run, setRun] = useState<OptimizeRunView | undefined>();
   const [progress, setProgress] = useState<OptimizeProgress | undefined>();
-  const [candidates, setCandidates] = useState<OptimizeCandidateView[]>([]);
+  const [candidates, setCandidates] = useState<CandidateReport[]>([]);
   const [error, setError] = useState<string | undefined>();
   const [applied, setApplied] = useState<string | undefined>();
   const runId = useRef<string | undefined>(undefined);

@@ -5,11 +5,14 @@
  */
 import { z } from 'zod';
 import type { Finding } from '../../package/types';
-import type { SelectionTrace } from '../../selector/select';
-import type { ActivationMode, SelectorDiagnostic } from '../../selector/types';
+import type { CatalogRecord, CellRecord, EvalCase, EvalSummary, VariantInfo } from '../../report/evalResults';
 import { connectionNameSchema, skillIdSchema, versionSchema, workspacePathSchema } from './common';
 import type { WorkbenchErrorData } from './errors';
 import { empty, method, runRef, slug } from './internal';
+
+// A run's results cross the API exactly as the engine records them: their
+// shapes are declared once, with the rest of a run's results.
+export type * from '../../report/evalResults';
 
 /** One binding of an agent's binding list (guide 6.1). */
 export const bindingSchema = z.strictObject({
@@ -83,18 +86,14 @@ export const evalRequestSchema = z.strictObject({
     .default({}),
 });
 
-/** The catalog of one variant and its size against the selector's activation budget. */
-export interface EvalCatalogView {
-  entries: { skill: string; version: number | 'draft'; manifest_hash: string; activation: ActivationMode; under_test: boolean }[];
-  /** Estimated tokens of the rendered body-free activation catalog. */
-  tokens: number;
-  /** The budget (guide 9.10 default 2,000). */
-  budget: number;
+/**
+ * The catalog of one variant and its size against the selector's activation
+ * budget: the run's record without the binding file, plus what the runtime
+ * does about its size.
+ */
+export interface EvalCatalogView extends Omit<CatalogRecord, 'bindings'> {
   /** What the runtime does when `tokens` is over `budget`; null when within it. */
   consequence: string | null;
-  source: string;
-  auto_candidates?: number;
-  max_auto_candidates?: number;
 }
 
 /** Why a skill cannot be evaluated as given. */
@@ -180,133 +179,24 @@ export interface EvalRunView {
   error?: WorkbenchErrorData;
 }
 
-/** One evaluated cell, as the matrix shows it (the trace comes from `evals.trace`). */
-export interface EvalCell {
-  key: string;
-  model: string;
-  variant: string;
-  case: string;
-  skill: string;
-  repeat: number;
-  expect: 'activate' | 'not_activate';
-  outcome: 'activated' | 'not_activated' | 'error';
-  invalid: boolean;
-  activated: string[];
-  resources: string[];
-  resources_correct: boolean | null;
-  diagnostics: SelectorDiagnostic[];
-  latency_ms: number;
-  input_tokens: number;
-  output_tokens: number;
-  cost_usd: number | null;
-  cached: boolean;
-  error?: string;
-  resource_error?: string;
-  finished_at: string;
-}
+/** One evaluated cell, as the matrix shows it: the recorded cell without its trace (that comes from `evals.trace`). */
+export type EvalCell = Omit<CellRecord, 'trace'>;
 
-/** A cell with its full selector trace (prompts sent, raw answers, decisions). */
-export interface EvalCellTrace extends EvalCell {
-  trace: SelectionTrace;
-}
-
-/** A case of a run. */
-export interface EvalCaseView {
-  id: string;
-  skill: string;
-  source: 'should_activate' | 'should_not_activate' | 'extra' | 'adjacent';
-  request: string;
-  expect: 'activate' | 'not_activate';
-  boundary: 'planning' | 'continuation' | 'synthesis';
-  expectedResources?: string[];
-  context?: string;
-  /** The skill an `adjacent` case's request is a should-activate example of. */
-  from?: string;
-}
-
-/** Confusion counts and rates of one skill under one model and variant. */
-export interface EvalSkillMetrics {
-  skill: string;
-  variant: string;
-  cells: number;
-  tp: number;
-  fp: number;
-  tn: number;
-  fn: number;
-  errors: number;
-  invalid: number;
-  accuracy: number | null;
-  precision: number | null;
-  recall: number | null;
-  f1: number | null;
-  flaky_cases: string[];
-  trigger_rates: Record<string, { k: number; n: number; errors: number; flaky: boolean }>;
-  co_activated: Record<string, number>;
-  stolen_by?: Record<string, number>;
-  resource_accuracy: number | null;
-  resource_cases: number;
-  /** Answered cells whose activation selector asked the model. */
-  asked?: number;
-}
-
-/** The engine's summary of a run: shown as is, never re-derived. */
-export interface EvalSummaryView {
-  models: {
-    model: string;
-    isBaseline: boolean;
-    skills: EvalSkillMetrics[];
-    latency_p50_ms: number | null;
-    latency_p95_ms: number | null;
-    input_tokens: number;
-    output_tokens: number;
-    cost_usd: number | null;
-    cached?: number;
-    errors: number;
-    invalid: number;
-    cells: number;
-  }[];
-  comparisons: {
-    kind: 'variant' | 'model';
-    skill: string;
-    a: string;
-    b: string;
-    accuracy_a: number | null;
-    accuracy_b: number | null;
-    test: { aOnly: number; bOnly: number; concordant: number; pValue: number; significant: boolean; alpha: number };
-    model?: string;
-    variant?: string;
-    pairs?: number;
-  }[];
-  totals: { cells: number; errors: number; invalid: number; cached: number };
-  gates: { gate: string; threshold?: number; model: string; skill: string; value: number | null; passed: boolean; message: string }[];
-  /** The run's verdict, as every report states it. */
-  verdict: {
-    status: 'passed' | 'failed' | 'unavailable' | 'incomplete';
-    message: string;
-    gates_set: number;
-    gates_failed: number;
-    unavailable_models: string[];
-    cells: { recorded: number; expected: number };
-    warnings: { code: string; message: string; catalog?: string; model?: string }[];
-    /** Why no verdict was reached (status `incomplete`). */
-    reasons?: { code: string; message: string; model?: string; catalog?: string; value?: number; threshold?: number }[];
-    /** The limits the run was judged under. */
-    limits?: { max_error_rate: number; max_invalid_rate: number; regression_margin?: number; allow_skipped_activation?: boolean };
-  };
-}
+/** A cell with its full selector trace (prompts sent, raw answers, decisions): the cell as the run recorded it. */
+export type EvalCellTrace = CellRecord;
 
 /** A run with its header facts and, once it has cells, its summary. */
 export interface EvalRunDetail {
   run: EvalRunView;
-  cases: EvalCaseView[];
-  variants: { label: string; skill: string; version: number | 'draft'; manifest_hash: string; file?: string }[];
+  cases: EvalCase[];
+  variants: VariantInfo[];
   catalogs: Record<string, EvalCatalogView>;
   /** The one resource-selection model of every activation model, when the run pinned one (guide 9.4). */
   resource_model?: string;
   /** The extra-cases file of each skill that has one, as recorded. */
   extras?: Record<string, string>;
-  /** Null until the first cell is recorded. */
-  summary: EvalSummaryView | null;
+  /** The engine's summary, shown as is and never re-derived; null until the first cell is recorded. */
+  summary: EvalSummary | null;
 }
 
 /** A page of a run's cells, in recorded order. */

@@ -6,9 +6,9 @@
 import type { SkillId } from '../../package/types';
 import type { WorkbenchEventName } from '../names';
 import type { ConnectionState } from './connections';
-import type { EvalCell, EvalModelProgress, EvalProgress, EvalRunView, EvalSummaryView } from './evals';
+import type { EvalCell, EvalModelProgress, EvalProgress, EvalRunView, EvalSummary } from './evals';
 import type { AssertTrue, SameUnion } from './internal';
-import type { OptimizeCandidateView, OptimizeProgress, OptimizeRunView } from './optimize';
+import type { CandidateReport, OptimizeProgress, OptimizeRunView } from './optimize';
 import type { ReviewStatus } from './reviews';
 import type { DraftView } from './workspace';
 
@@ -31,9 +31,9 @@ export interface WorkbenchEvents {
    */
   'evals.progressed': { run: string; progress: EvalProgress; models: EvalModelProgress[]; cells: EvalCell[] };
   /** A run ended: complete, stopped (incomplete) or failed. */
-  'evals.finished': { run: EvalRunView; summary: EvalSummaryView | null };
+  'evals.finished': { run: EvalRunView; summary: EvalSummary | null };
   /** An optimizer run advanced: a phase started, cells were recorded, candidates were proposed or scored. */
-  'optimize.progressed': { run: string; progress: OptimizeProgress; candidates?: OptimizeCandidateView[] };
+  'optimize.progressed': { run: string; progress: OptimizeProgress; candidates?: CandidateReport[] };
   /** An optimizer run ended: finished with a verdict, stopped, or failed. */
   'optimize.finished': { run: OptimizeRunView };
   /** A publication request was created, arrived on disk, or changed state (status null: it was removed or cannot be read). */

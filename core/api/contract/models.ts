@@ -4,30 +4,12 @@
  * Isomorphic: no `node:` imports (the renderer and the preload import it).
  */
 import { z } from 'zod';
+import type { ProviderDescription } from '../../models/types';
 import type { WorkbenchErrorData } from './errors';
 import { empty, method } from './internal';
 
-/** One provider or backend family of the model picker. */
-export interface ProviderView {
-  id: 'openai' | 'anthropic' | 'groq' | 'openai-compatible' | 'llama-cpp' | 'baseline';
-  label: string;
-  kind: 'hosted' | 'local' | 'baseline';
-  specExample: string;
-  keyEnvVar?: string;
-  /** Whether a key is available now (its value never crosses). */
-  keyConfigured?: boolean;
-  baseUrlEnvVar?: string;
-  baseUrl?: string;
-  aliases: {
-    alias: 'default' | 'fast' | 'smart';
-    model?: string;
-    source: 'builtin' | 'env' | 'unmapped';
-    envVar: string;
-    price?: { inputPerMTok: number; outputPerMTok: number };
-  }[];
-  isBaseline: boolean;
-  pricesAsOf?: string;
-}
+// The model picker's providers are described by the model layer (core/models/index.ts `describeProviders`), declared once there.
+export type { AliasDescription, ProviderDescription } from '../../models/types';
 
 /** A checked model spec. */
 export interface ModelCheck {
@@ -41,7 +23,7 @@ export interface ModelCheck {
 /** This domain's methods of {@link METHODS}, with their parameter schemas. */
 export const modelMethods = {
   /** Providers, aliases as resolved now, prices, and whether keys are present. */
-  'models.list': method<{ providers: ProviderView[] }>()(empty),
+  'models.list': method<{ providers: ProviderDescription[] }>()(empty),
   /** Checks a model spec without calling the model. */
   'models.check': method<ModelCheck>()(z.strictObject({ spec: z.string().min(1).max(2048) })),
 } as const;

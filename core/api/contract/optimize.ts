@@ -4,116 +4,40 @@
  * Isomorphic: no `node:` imports (the renderer and the preload import it).
  */
 import { z } from 'zod';
-import type { JsonPatchOperation } from '../../package/jsonPatch';
-import type { Finding, ValidationResult } from '../../package/types';
-import type { CheckedProposal } from '../../store/types';
+import type { ValidationResult } from '../../package/types';
+import type { PairedComparison } from '../../report/evalResults';
+import type { CandidateReport, HeldoutModel, OptimizeReport, SplitCase } from '../../report/optimizeResults';
+import type { AuthoringAnalysis, CheckedProposal } from '../../store/types';
 import { connectionNameSchema, packageTextSchema, skillIdSchema } from './common';
 import type { WorkbenchErrorData } from './errors';
 import type { EvalPlanProblem } from './evals';
 import { method, runRef } from './internal';
 
-/** A description's score on one model (train or held-out cases). */
-export interface OptimizeModelScore {
-  model: string;
-  /** Share of answered cells that were right; null when none was answered. */
-  accuracy: number | null;
-  correct: number;
-  answered: number;
-  errors: number;
+// The optimizer's report is declared once, with its view below derived from it.
+export type * from '../../report/optimizeResults';
+// The advisor's analysis is the admin API's (core/store/types.ts).
+export type { AdvisorSource, AdvisorSuggestion, AuthoringAnalysis, DropReason, DroppedProposal } from '../../store/types';
+
+/** A split case as the workbench shows it: without its origin. */
+export type OptimizeSplitCase = Omit<SplitCase, 'source'>;
+
+/**
+ * The held-out comparison on one model as the workbench shows it: the
+ * report's, with the per-case comparison cut to its pairs, accuracies, test
+ * and cases.
+ */
+export interface OptimizeHeldoutView extends Omit<HeldoutModel, 'comparison'> {
+  comparison: Pick<PairedComparison, 'pairs' | 'accuracy_a' | 'accuracy_b' | 'test' | 'cases'>;
 }
 
-/** One proposed description and what became of it. */
-export interface OptimizeCandidateView {
-  /** `r<round>c<n>`. */
-  id: string;
-  round: number;
-  description: string;
-  rationale: string;
-  status: 'evaluated' | 'dropped';
-  /** Why it was dropped: `validation_failed`, `over_budget`, `duplicate`, `too_many`. */
-  reason?: string;
-  message?: string;
-  /** Estimated tokens of the whole activation catalog with this description. */
-  catalog_tokens?: number;
-  /** Estimated tokens of the skill's own catalog line. */
-  line_tokens: number;
-  /** Train score per model. */
-  train?: OptimizeModelScore[];
-  mean_train?: number | null;
-  warnings?: string[];
-}
-
-/** One held-out case as both descriptions decided it (`a` the winner, `b` the original). */
-export interface OptimizeCaseView {
-  case: string;
-  expect: 'activate' | 'not_activate';
-  rate_a: number | null;
-  rate_b: number | null;
-  difference: number | null;
-  verdict_a: 'right' | 'wrong' | 'tie' | 'none';
-  verdict_b: 'right' | 'wrong' | 'tie' | 'none';
-}
-
-/** The held-out comparison on one model: the winner against the original, case by case (McNemar). */
-export interface OptimizeHeldoutView {
-  model: string;
-  winner: OptimizeModelScore;
-  original: OptimizeModelScore;
-  comparison: {
-    pairs: number;
-    accuracy_a: number | null;
-    accuracy_b: number | null;
-    test: { aOnly: number; bOnly: number; concordant: number; pValue: number; significant: boolean; alpha: number };
-    cases: OptimizeCaseView[];
-  };
-  better: boolean;
-  /** Worse by case (McNemar) or by answer (`answers.harm` not empty). */
-  worse: boolean;
-  /** What the winner did to this model's answers, case by case (what the majority vote hides). */
-  answers: {
-    cases: number;
-    accuracy_winner: number | null;
-    accuracy_original: number | null;
-    false_activation: { cases: number; winner: number | null; original: number | null };
-    /** One-sided Wilcoxon signed-rank test of the per-case right-answer differences; `p_worse` the p that the winner is worse. */
-    test: { n: number; w_plus: number; w_minus: number; p_worse: number; exact: boolean };
-    /** Why this counts as harm; empty when it does not. */
-    harm: string[];
-    /** Every way the answers got worse at all, harm or within the margin; empty when none did. */
-    drops: string[];
-  };
-}
-
-/** A split case. */
-export interface OptimizeSplitCase {
-  id: string;
-  request: string;
-  expect: 'activate' | 'not_activate';
-}
-
-/** The optimizer's report. */
-export interface OptimizeReportView {
-  skill: string;
-  seed: number;
-  verdict: 'proven_gain' | 'no_proven_gain';
-  /** One sentence explaining the verdict. */
-  reason: string;
-  /** The proposed description and its RFC 6902 patch (a `test` then a `replace` of `/description`); only with `proven_gain`. */
-  winner: { candidate: string; description: string; patch: JsonPatchOperation[]; catalog_tokens: number } | null;
-  /** The best description by train score, whatever the verdict. */
-  best: { candidate: string; description: string; mean_train: number | null } | null;
-  models: { spec: string; isBaseline: boolean }[];
-  proposer: { spec: string; isBaseline: boolean };
-  repeats: number;
-  alpha: number;
-  /** The most the winner may raise any model's false-activation rate, or lower its per-answer accuracy, on the held-out cases. */
-  harm_margin: number;
+/**
+ * The optimizer's report as the API carries it: the report `--json` writes,
+ * without the host's file name and run folders (`format`, `file`, `runs`),
+ * its split cases without their origin, and its held-out comparisons cut as
+ * {@link OptimizeHeldoutView} says.
+ */
+export interface OptimizeReportView extends Omit<OptimizeReport, 'format' | 'file' | 'runs' | 'split' | 'heldout'> {
   split: { seed: number; holdout: number; train: OptimizeSplitCase[]; heldout: OptimizeSplitCase[] };
-  catalog: { budget: number; source: string; competitors: string[] };
-  warnings: string[];
-  original: { description: string; catalog_tokens: number; line_tokens: number; train: OptimizeModelScore[]; mean_train: number | null };
-  candidates: OptimizeCandidateView[];
-  rounds: { round: number; from: string; proposed: number; evaluated: number; best: string | null; advanced: boolean; notes: string[] }[];
   heldout: OptimizeHeldoutView[] | null;
 }
 
@@ -151,7 +75,7 @@ export interface OptimizeRunView {
   started_at: string;
   progress: OptimizeProgress;
   /** The candidates proposed so far (train scores filled in as rounds finish). */
-  candidates: OptimizeCandidateView[];
+  candidates: CandidateReport[];
   /** The report, once finished. */
   report: OptimizeReportView | null;
   /** Why the skill could not be optimized as given (invalid package, no cases, too few to prove a gain), when that is why it failed. */
@@ -168,40 +92,14 @@ export interface AdvisorProposalView extends CheckedProposal {
   text: string;
 }
 
-/** A proposal that was not kept, with its reason. */
-export interface AdvisorDroppedView {
-  id: string;
-  title: string;
-  rationale: string;
-  /** The operations as proposed (possibly not a valid patch). */
-  patch: unknown;
-  reason: 'patch_invalid' | 'patch_failed' | 'validation_failed' | 'withheld_content' | 'no_change' | 'too_many';
-  message: string;
-  /** The validation errors of the patched package, for `validation_failed`. */
-  findings?: Finding[];
-}
-
 /** The authoring advisor's analysis of one package text. */
 export interface AdvisorAnalysisView {
   /** Deterministic validation; when it fails the advisor is not called and `analysis` is null. */
   validation: ValidationResult;
   /** The normalized package the proposals apply to, pretty-printed; null when the text has no package shape. */
   normalized_text: string | null;
-  analysis: {
-    summary: string;
-    suggestions: { code?: string; message: string; path?: string }[];
-    proposals: AdvisorProposalView[];
-    dropped: AdvisorDroppedView[];
-    /** Who answered: prompt id and version, model, provider, usage; never a secret. */
-    advisor: {
-      prompt?: { id: string; version: string };
-      model?: string;
-      provider?: string;
-      reasoning_effort?: 'low' | 'medium' | 'high';
-      usage?: { input_tokens: number; output_tokens: number };
-      warnings?: string[];
-    } | null;
-  } | null;
+  /** The advisor's analysis as the admin API's `analyze` returns it, each kept proposal with its patched text. */
+  analysis: (Omit<AuthoringAnalysis, 'proposals'> & { proposals: AdvisorProposalView[] }) | null;
 }
 
 const optimizeSource = z.discriminatedUnion('kind', [

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import type { PackageDiff } from '../../package/diff';
 import type { MergeConflict } from '../../package/merge';
-import type { Finding, PackageMetrics, SkillAuthoringLimits, SkillId, SkillPackage, ValidationResult } from '../../package/types';
-import type { DeleteResult, StoreWarning, VersionEntry } from '../../store/types';
+import type { SkillAuthoringLimits, SkillId, SkillPackage, ValidationResult } from '../../package/types';
+import type { DeleteResult, PublishResult, VersionEntry } from '../../store/types';
 import { connectionNameSchema, draftBaseSchema, etagSchema, idempotencyKeySchema, packageTextSchema, skillIdSchema, versionSchema, workspacePathSchema } from './common';
 import { method } from './internal';
 import type { DraftView } from './workspace';
@@ -81,17 +81,9 @@ export interface MergeView {
   mine: ResolvedPackage;
 }
 
-/** The result of a publication. */
-export interface PublishOutcome {
+/** The result of a publication: the store's {@link PublishResult}, with the skill's identity as one `skill` member. */
+export interface PublishOutcome extends Omit<PublishResult, keyof SkillId> {
   skill: SkillId;
-  outcome: 'created' | 'published' | 'same_content_noop';
-  version: number;
-  etag: string;
-  manifest_hash: string;
-  audit_recorded: boolean;
-  warnings: StoreWarning[];
-  replayed: boolean;
-  validation: { warnings: Finding[]; metrics: PackageMetrics };
 }
 
 /** A history entry, with who deleted it and why when the store records that. */

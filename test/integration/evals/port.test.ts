@@ -4,7 +4,7 @@
  * example skills: the deterministic baselines, and an emulated
  * OpenAI-compatible server for a model slow enough to be stopped.
  */
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -229,6 +229,24 @@ describe('evals over the WorkbenchApi (direct transport)', () => {
       const { cells } = await other.client['evals.cells']({ run: id, limit: 20_000 });
       expect(new Set(cells.map((c) => c.key)).size).toBe(cells.length);
       expect(cells).toHaveLength(done.run.progress.total);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('resumes no run whose recorded request the API would refuse (an edited request.json)', async () => {
+    let id: string | undefined = undefined;
+    const end = finished(wb, () => id);
+    id = (await wb.client['evals.start'](request(['baseline:lexical'], { cache: false }))).run;
+    await end;
+    const file = join(wb.dataDir, 'runs', id, 'request.json');
+    const recorded = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    expect(recorded).toMatchObject({ models: ['baseline:lexical'], concurrency: 4 });
+    await writeFile(file, JSON.stringify({ ...recorded, concurrency: 100_000 }));
+    const other = await openWorkbench('direct', { dataDir: wb.dataDir, evals: createEvalsPort({ tickMs: 20 }) });
+    try {
+      const refused = await failure(other.client['evals.resume']({ run: id }));
+      expect(refused.data).toMatchObject({ code: 'conflict', message: `run ${id} has no readable request.json: start it again from its setup` });
     } finally {
       await other.close();
     }

@@ -36,6 +36,9 @@ describe('findEvalEvidence', () => {
     await run('other', { 'header.json': header('travel/currency-conversion'), 'summary.json': summary('passed') });
     await run('running', { 'header.json': header('travel/weather-assessment') });
     await run('garbled', { 'header.json': header('travel/weather-assessment'), 'summary.json': '{"models": [' });
+    const { comparisons: _comparisons, ...noComparisons } = summary('passed');
+    await run('partial', { 'header.json': header('travel/weather-assessment'), 'summary.json': noComparisons });
+    await run('unknown-status', { 'header.json': header('travel/weather-assessment'), 'summary.json': summary('maybe') });
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -59,6 +62,14 @@ describe('findEvalEvidence', () => {
     const garbled = await failure(findEvalEvidence('garbled', places, SKILL));
     expect(garbled.code).toBe('invalid_request');
     expect(garbled.message).toContain('second/garbled/summary.json is not JSON');
+  });
+
+  it('refuses a summary missing what the review shows, or with a verdict status no run gives', async () => {
+    for (const id of ['partial', 'unknown-status']) {
+      const error = await failure(findEvalEvidence(id, places, SKILL));
+      expect(error.code).toBe('invalid_request');
+      expect(error.message).toBe(`second/${id}/summary.json is not the summary of a skillbench.eval/v1 run`);
+    }
   });
 
   it('never takes a run id that leaves the runs folder', async () => {
