@@ -8,6 +8,7 @@
  *
  * Node-only: uses chokidar.
  */
+import { watch as watchFolder, type FSWatcher as NodeWatcher } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
@@ -63,15 +64,36 @@ export async function watchReviews(root: string, onChange: (ids: string[]) => vo
   watcher.on('change', note);
   watcher.on('unlink', note);
   // A folder that appears (the first request of a workspace) may already hold files written
-  // before its watch was set up: they are read from the folder itself.
+  // before its watch was set up, and chokidar reads a new folder before it watches it: a
+  // request renamed in between would never be announced. So the folder gets a watch of its
+  // own first, and is read after it: what lands before the read is read, what lands after is seen.
+  const reviews = join(root, 'skills', 'reviews');
+  let own: NodeWatcher | undefined;
+  const watchOwn = (): void => {
+    if (polling || own) return;
+    try {
+      own = watchFolder(reviews, (_event, name) => {
+        if (name) note(join(reviews, name.toString()));
+      });
+      own.on('error', () => undefined);
+    } catch {
+      // Not there (yet): its own addDir comes when it appears.
+    }
+  };
   watcher.on('addDir', (dir: string) => {
     if (closed || ignored(dir)) return;
-    void readdir(join(root, 'skills', 'reviews')).then(
+    watchOwn();
+    void readdir(reviews).then(
       (names) => {
-        for (const name of names) if (REQUEST_FILE.test(name)) note(join(root, 'skills', 'reviews', name));
+        for (const name of names) if (REQUEST_FILE.test(name)) note(join(reviews, name));
       },
       () => undefined,
     );
+  });
+  watcher.on('unlinkDir', (dir: string) => {
+    if (dir !== reviews) return;
+    own?.close();
+    own = undefined;
   });
   watcher.on('error', () => undefined);
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
@@ -79,6 +101,7 @@ export async function watchReviews(root: string, onChange: (ids: string[]) => vo
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      own?.close();
       await watcher.close();
     },
   };
