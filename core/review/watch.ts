@@ -8,11 +8,9 @@
  *
  * Node-only: uses chokidar.
  */
-import { watch as watchFolder, type FSWatcher as NodeWatcher } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { isNetworkFolder, type WatchOptions } from '../workspace/watch';
+import { coverNewFolders, isNetworkFolder, type WatchOptions } from '../workspace/watch';
 
 /** A running watcher of the requests folder. */
 export interface ReviewsWatcher {
@@ -63,45 +61,17 @@ export async function watchReviews(root: string, onChange: (ids: string[]) => vo
   watcher.on('add', note);
   watcher.on('change', note);
   watcher.on('unlink', note);
-  // A folder that appears (the first request of a workspace) may already hold files written
-  // before its watch was set up, and chokidar reads a new folder before it watches it: a
-  // request renamed in between would never be announced. So the folder gets a watch of its
-  // own first, and is read after it: what lands before the read is read, what lands after is seen.
-  const reviews = join(root, 'skills', 'reviews');
-  let own: NodeWatcher | undefined;
-  const watchOwn = (): void => {
-    if (polling || own) return;
-    try {
-      own = watchFolder(reviews, (_event, name) => {
-        if (name) note(join(reviews, name.toString()));
-      });
-      own.on('error', () => undefined);
-    } catch {
-      // Not there (yet): its own addDir comes when it appears.
-    }
-  };
-  watcher.on('addDir', (dir: string) => {
-    if (closed || ignored(dir)) return;
-    watchOwn();
-    void readdir(reviews).then(
-      (names) => {
-        for (const name of names) if (REQUEST_FILE.test(name)) note(join(reviews, name));
-      },
-      () => undefined,
-    );
-  });
-  watcher.on('unlinkDir', (dir: string) => {
-    if (dir !== reviews) return;
-    own?.close();
-    own = undefined;
-  });
+  // A folder that appears (the first request of a workspace): its requests, as chokidar reports them.
+  const skills = join(root, 'skills');
+  const reviews = join(skills, 'reviews');
+  const uncover = coverNewFolders(watcher, { polling, accept: (dir) => dir === skills || dir === reviews, onFile: note });
   watcher.on('error', () => undefined);
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
-      own?.close();
+      uncover();
       await watcher.close();
     },
   };

@@ -7,8 +7,9 @@
  *
  * Node-only: uses node:fs and chokidar.
  */
-import { realpath, statfs } from 'node:fs/promises';
-import { relative, sep } from 'node:path';
+import { watch as watchFolder, type FSWatcher as NodeWatcher } from 'node:fs';
+import { readdir, realpath, stat, statfs } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { packagesFolder } from './discover';
 import { hashText } from './drafts';
@@ -70,6 +71,56 @@ export async function isNetworkFolder(dir: string): Promise<boolean> {
 }
 
 /**
+ * Closes chokidar's gap on folders that appear while it watches: it reads a new
+ * folder before it watches it, so a file renamed into it in between (the first
+ * package of a new namespace, the first review request) is never reported. Each
+ * new folder `accept` takes (and one of them found inside another) gets a watch
+ * of its own first and is read after it; `onFile` gets every other name found
+ * either way (some twice, and names that are gone again: the caller checks).
+ * No watch is added when polling, which has no gap.
+ * Returns what closes those watches.
+ */
+export function coverNewFolders(watcher: FSWatcher, options: { polling: boolean; accept: (dir: string) => boolean; onFile: (file: string) => void }): () => void {
+  const own = new Map<string, NodeWatcher>();
+  let closed = false;
+  const found = (path: string): void => {
+    if (closed) return;
+    // A folder inside a new folder may have appeared in the same gap: it is covered the same way.
+    if (options.accept(path)) cover(path);
+    else options.onFile(path);
+  };
+  const cover = (dir: string): void => {
+    if (!options.polling && !own.has(dir)) {
+      try {
+        const folder = watchFolder(dir, (_event, name) => name && found(join(dir, name.toString())));
+        folder.on('error', () => undefined);
+        own.set(dir, folder);
+      } catch {
+        // Gone again already: nothing to watch.
+      }
+    }
+    void readdir(dir).then(
+      (names) => {
+        for (const name of names) found(join(dir, name));
+      },
+      () => undefined,
+    );
+  };
+  watcher.on('addDir', (dir: string) => {
+    if (!closed && options.accept(dir)) cover(dir);
+  });
+  watcher.on('unlinkDir', (dir: string) => {
+    own.get(dir)?.close();
+    own.delete(dir);
+  });
+  return () => {
+    closed = true;
+    for (const folder of own.values()) folder.close();
+    own.clear();
+  };
+}
+
+/**
  * Watches the package folder of `root` (see `packagesFolder`) and calls
  * `onChanges` with batches of changes. Resolves once the initial scan is done,
  * so every edit after it is reported.
@@ -85,6 +136,7 @@ export async function watchWorkspace(
   const polling = options.polling ?? (await isNetworkFolder(folder));
   const batchMs = options.batchMs ?? 50;
   const maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
+  const ignored = (path: string): boolean => relative(folder, path).split(sep).some((part) => part.startsWith('.'));
   const watcher: FSWatcher = watch(folder, {
     ignoreInitial: true,
     persistent: true,
@@ -95,10 +147,7 @@ export async function watchWorkspace(
     // A link is never followed: one leading out of the workspace must not report (or hash) what is there.
     followSymlinks: false,
     // Dotfiles: Finder's .DS_Store, editors' swap files, the temp files of atomic saves.
-    ignored: (path: string) => {
-      const rel = relative(folder, path);
-      return rel.split(sep).some((part) => part.startsWith('.'));
-    },
+    ignored,
   });
   let pending = new Map<string, WorkspaceChange['kind']>();
   let timer: NodeJS.Timeout | undefined;
@@ -138,12 +187,25 @@ export async function watchWorkspace(
   watcher.on('change', note('changed'));
   watcher.on('unlink', note('removed'));
   watcher.on('error', () => undefined);
+  // A namespace folder that appears (the first package of a new namespace): its files, as chokidar reports them.
+  const uncover = coverNewFolders(watcher, {
+    polling,
+    accept: (dir) => relative(folder, dir).split(sep).length === 1 && !ignored(dir),
+    onFile: (file) => {
+      if (ignored(file)) return;
+      void stat(file).then(
+        (info) => info.isFile() && !pending.has(file) && note('added')(file),
+        () => undefined,
+      );
+    },
+  });
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
     polling,
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);
+      uncover();
       await watcher.close();
     },
   };

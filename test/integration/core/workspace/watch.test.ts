@@ -4,7 +4,7 @@
  * of the new bytes; dotfiles and the temporary files of atomic saves are not
  * reported.
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -70,4 +70,35 @@ it('reports a link that leads out of the workspace without reading what it point
 
 it('treats a local temp folder as a local (natively watched) folder', async () => {
   expect(await isNetworkFolder(tmpdir())).toBe(false);
+});
+
+describe('watchWorkspace with native events', () => {
+  it('reports the first package of every new namespace, whatever the gap between its folder and its file', async () => {
+    root = await mkdtemp(join(tmpdir(), 'skillbench-watch-ns-'));
+    const packages = join(root, 'skills', 'packages');
+    await mkdir(join(packages, 'travel'), { recursive: true });
+    const added = new Set<string>();
+    let all: () => void = () => undefined;
+    const everyOne = new Promise<void>((resolve) => (all = resolve));
+    const ATTEMPTS = 64;
+    watcher = await watchWorkspace(
+      root,
+      (changes) => {
+        for (const c of changes) if (c.kind === 'added' && c.hash === hashText('{}')) added.add(c.path);
+        if (added.size === ATTEMPTS) all();
+      },
+      { polling: false, batchMs: 20 },
+    );
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      // chokidar reads a new folder before it watches it: a file renamed in between was never reported.
+      const ns = join(packages, `ns${attempt}`);
+      await mkdir(ns);
+      await new Promise((resolve) => setTimeout(resolve, attempt % 32));
+      await writeFile(join(ns, '.skill.json.tmp'), '{}');
+      await rename(join(ns, '.skill.json.tmp'), join(ns, 'skill.json'));
+    }
+    // Only a package that is never reported ends this wait with the test's timeout.
+    await everyOne;
+    expect([...added].sort()).toEqual(Array.from({ length: ATTEMPTS }, (_, i) => `skills/packages/ns${i}/skill.json`).sort());
+  });
 });
