@@ -9,7 +9,7 @@
  */
 import { watch as watchFolder, type FSWatcher as NodeWatcher } from 'node:fs';
 import { readdir, realpath, stat, statfs } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { packagesFolder } from './discover';
 import { hashText } from './drafts';
@@ -76,7 +76,7 @@ export async function isNetworkFolder(dir: string): Promise<boolean> {
  * package of a new namespace, the first review request) is never reported. Each
  * new folder `accept` takes (and one of them found inside another) gets a watch
  * of its own first and is read after it; `onFile` gets every other name found
- * either way (some twice, and names that are gone again: the caller checks).
+ * either way that chokidar does not track yet (names that are gone again too: the caller checks).
  * No watch is added when polling, which has no gap.
  * Returns what closes those watches.
  */
@@ -87,7 +87,8 @@ export function coverNewFolders(watcher: FSWatcher, options: { polling: boolean;
     if (closed) return;
     // A folder inside a new folder may have appeared in the same gap: it is covered the same way.
     if (options.accept(path)) cover(path);
-    else options.onFile(path);
+    // A name chokidar already tracks is chokidar's to report (an edit stays a change, not an addition).
+    else if (!watcher.getWatched()[dirname(path)]?.includes(basename(path))) options.onFile(path);
   };
   const cover = (dir: string): void => {
     if (!options.polling && !own.has(dir)) {
