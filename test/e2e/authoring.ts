@@ -92,13 +92,24 @@ export async function goToText(page: Page, text: string): Promise<void> {
 }
 
 /**
+ * Moves the cursor to the end of its line as a person does in a soft-wrapped
+ * editor: End stops at the end of the visible row, and a second End goes on to
+ * the end of the line (Monaco, like VS Code). The editor wraps long lines, and
+ * where it wraps depends on the window's width, so one End is not enough.
+ */
+export async function lineEnd(page: Page): Promise<void> {
+  await page.keyboard.press('End');
+  await page.keyboard.press('End');
+}
+
+/**
  * Adds an empty activation example after the first one (an error), leaving
  * the cursor after it. Typed as a person types: Monaco closes the quote and
  * the second quote steps over it.
  */
 export async function addEmptyExample(page: Page): Promise<void> {
   await goToText(page, FIRST_EXAMPLE);
-  await page.keyboard.press('End');
+  await lineEnd(page);
   await page.keyboard.press('Enter');
   await page.keyboard.type('"",');
 }
@@ -114,6 +125,37 @@ export async function addExample(page: Page, text: string): Promise<void> {
 /** The number in the status bar's error count. */
 export async function statusErrors(page: Page): Promise<number> {
   return Number((await page.getByTestId('status-errors').textContent())?.replace(/\D/g, '') ?? 'NaN');
+}
+
+/**
+ * What the package editor shows, for a failure message: the visible lines of
+ * its text, the problems it lists, the element that has the keyboard, and
+ * the last edit its validator answered.
+ */
+export async function editorState(page: Page): Promise<string> {
+  const state = await page.evaluate(() => {
+    const active = document.activeElement;
+    return {
+      focus: active ? `${active.tagName.toLowerCase()}${active.className ? `.${String(active.className).split(' ').join('.')}` : ''} in ${active.closest('[data-testid]')?.getAttribute('data-testid') ?? '(no test id)'}` : '(none)',
+      lines: [...document.querySelectorAll('[data-testid="editor-monaco"] .view-line')].map((line) => line.textContent ?? ''),
+      problems: [...document.querySelectorAll('[data-testid^="problem-"]')].map((row) => `${row.getAttribute('data-pointer') ?? ''} ${row.textContent ?? ''}`),
+      validated: document.querySelector('[data-validated-seq]')?.getAttribute('data-validated-seq') ?? '(none)',
+    };
+  });
+  return [`focus: ${state.focus}`, `validated edit: ${state.validated}`, 'problems:', ...state.problems.map((p) => `  ${p}`), 'visible lines:', ...state.lines.map((l) => `  |${l}`)].join('\n');
+}
+
+/**
+ * Waits until the status bar counts `errors` errors; when that never comes,
+ * fails with what the editor shows ({@link editorState}), so the text, the
+ * focus and the problems at that moment are in the report.
+ */
+export async function expectErrors(page: Page, errors: number, timeout?: number): Promise<void> {
+  try {
+    await expect.poll(() => statusErrors(page), timeout === undefined ? {} : { timeout }).toBe(errors);
+  } catch (error) {
+    throw new Error(`The status bar never counted ${errors} error${errors === 1 ? '' : 's'} (it shows ${await statusErrors(page)}).\n${await editorState(page)}`, { cause: error });
+  }
 }
 
 /**

@@ -20,7 +20,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, OptimizeRunView, PackageRevision, PublishOutcome } from '../../core/api/contract';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors } from './authoring';
+import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors, expectErrors, lineEnd } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
@@ -74,7 +74,7 @@ describe('package editor (journey 1)', () => {
     await problem.waitFor();
     await expect(problem.getAttribute('data-pointer')).resolves.toBe('/activation_examples/should_activate/1');
     await page.locator('.squiggly-error').first().waitFor();
-    await expect.poll(() => statusErrors(page)).toBe(1);
+    await expectErrors(page, 1);
     await expect(page.getByTestId('editor-publish').isDisabled()).resolves.toBe(true);
     await screenshot(page, 'editor-problem-1280x800');
 
@@ -92,11 +92,11 @@ describe('package editor (journey 1)', () => {
     await expect.poll(cursorLine).toBe(line);
 
     // The fix: type the example into the empty quotes.
-    await page.keyboard.press('End');
+    await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.type('Our status page is down, start the incident');
-    await expect.poll(() => statusErrors(page)).toBe(0);
+    await expectErrors(page, 0);
 
     // Diff against the published revision: one added example.
     await pressCommand(page, 'editor.diffPublished');

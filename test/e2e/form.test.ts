@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, PackageRevision } from '../../core/api/contract';
 import { hostile } from './fixtures';
-import { goToText, openEditor, pressCommand, reloadEditor, SKILL, statusErrors } from './authoring';
+import { goToText, openEditor, pressCommand, reloadEditor, SKILL, statusErrors, lineEnd } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, expectInert, pageErrors, screenshot, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 /** Waits for a value as long as one UI expectation may take (an autosave waits for typing to settle first). */
@@ -84,7 +84,7 @@ describe('package editor form view', () => {
     // Edit the JSON by keyboard; the form shows it.
     await json.locator('.monaco-editor').first().click();
     await goToText(page, '"display_name": "Incident Response"');
-    await page.keyboard.press('End');
+    await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.type(' Desk');

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYMAP } from '../../renderer/keymap';
 import { keysOf } from '../../renderer/shell/keymap';
 import { formatChord, playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, addExample, confirmPublish, pressCommand, statusErrors } from './authoring';
+import { addEmptyExample, addExample, confirmPublish, pressCommand, expectErrors, lineEnd } from './authoring';
 import { seedRefund } from './fixtures';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, type App } from './harness';
 
@@ -135,17 +135,17 @@ describe('journey 1 and evaluations by keyboard alone', () => {
 
     // An empty example is an error; F8 goes to it from the top; the fix brings the count to 0.
     await addEmptyExample(page);
-    await expect.poll(() => statusErrors(page), wait).toBe(1);
+    await expectErrors(page, 1, UI_WAIT_MS);
     const problemLine = await cursorLine(page);
     await page.keyboard.press('ControlOrMeta+Home');
     await expect.poll(() => cursorLine(page), wait).toBe(1);
     await pressCommand(page, 'editor.nextProblem');
     await expect.poll(() => cursorLine(page), wait).toBe(problemLine);
-    await page.keyboard.press('End');
+    await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.type('Page the on-call engineer, checkout is down');
-    await expect.poll(() => statusErrors(page), wait).toBe(0);
+    await expectErrors(page, 0, UI_WAIT_MS);
 
     // The diff against the published revision, by its chord.
     await pressCommand(page, 'editor.diffPublished');
@@ -172,7 +172,7 @@ describe('journey 1 and evaluations by keyboard alone', () => {
     await focusPackageText(page);
     await addExample(page, 'Roll back the deploy that broke login');
     await expect.poll(() => editorTab.getAttribute('data-dirty'), wait).toBe('true');
-    await expect.poll(() => statusErrors(page), wait).toBe(0);
+    await expectErrors(page, 0, UI_WAIT_MS);
     await pressCommand(page, 'tab.close');
     await page.getByTestId('unsaved-dialog').waitFor();
     await expect.poll(() => focusedTestId(page), wait).toBe('unsaved-save');

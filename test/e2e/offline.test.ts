@@ -19,7 +19,7 @@ import { bearerTokenAuthenticator, createAdminServer, stopServer } from '../../c
 import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy';
-import { addEmptyExample, addExample, goToSkill, pressCommand, statusErrors } from './authoring';
+import { addEmptyExample, addExample, goToSkill, pressCommand, expectErrors } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, type App } from './harness';
 
 const TOKEN = 'pr0d-t0ken-4c7a91';
@@ -154,7 +154,7 @@ describe('connections and offline (journey 3)', () => {
     const panel = page.getByTestId(`panel-${first}`);
     await focusEditor(page, first);
     await addExample(page, 'Pager says every checkout request returns 502');
-    await expect.poll(() => statusErrors(page), { timeout: UI_WAIT_MS }).toBe(0);
+    await expectErrors(page, 0, UI_WAIT_MS);
     const publish = panel.getByTestId('editor-publish');
     await expect(publish.isDisabled()).resolves.toBe(true);
     await expect(publish.getAttribute('title')).resolves.toMatch(/^Offline: /);
@@ -164,7 +164,7 @@ describe('connections and offline (journey 3)', () => {
     await addEmptyExample(page);
     await panel.getByTestId('problem-empty_entry').waitFor();
     await panel.locator('.squiggly-error').first().waitFor();
-    await expect.poll(() => statusErrors(page), { timeout: UI_WAIT_MS }).toBe(1);
+    await expectErrors(page, 1, UI_WAIT_MS);
     await expect(publish.isDisabled()).resolves.toBe(true);
     await page.mouse.move(0, 0);
     await screenshot(page, 'offline-editor-1280x800');

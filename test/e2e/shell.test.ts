@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, goToSkill, openEditor, statusErrors } from './authoring';
+import { addEmptyExample, goToSkill, openEditor, expectErrors } from './authoring';
 import { seedHostile } from './fixtures';
 import { E2E_TIMEOUT_MS, expectInert, pageErrors, screenshot, screenshotSizes, startApp, VIEWPORTS, type App } from './harness';
 
@@ -89,7 +89,7 @@ describe('the workbench in Chromium', () => {
     const page = await app.page();
     await openEditor(page);
     await addEmptyExample(page);
-    await expect.poll(() => statusErrors(page)).toBe(1);
+    await expectErrors(page, 1);
     const icon = page.getByTestId('status-error-icon');
     await icon.waitFor();
     const box = await icon.boundingBox();
