@@ -12,7 +12,7 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { describeBudget, type Budget } from '../../core/catalog/health';
 import { workbenchClient, type CatalogHealthReport } from '../api/client';
-import { useConnection } from '../connections/useConnectionsStore';
+import { useConnection } from '../connections/queries';
 import { SafeText } from '../shell/SafeText';
 import { messageOf } from '../shell/useNotificationsStore';
 import { paramsOf, useTabsStore } from '../shell/useTabsStore';
