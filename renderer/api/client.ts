@@ -31,6 +31,7 @@ export interface TransportInfo {
 }
 
 let shared: { client: WorkbenchClient; info: TransportInfo } | undefined;
+let inProcess: WorkbenchClient | undefined;
 
 /** Builds a client over the transport this page can use. */
 export function connectWorkbench(scope: { location?: { origin: string } } & Record<string, unknown> = globalThis as never): { client: WorkbenchClient; info: TransportInfo } {
@@ -52,8 +53,18 @@ export function inDesktopShell(scope: Record<string, unknown> = globalThis as ne
 
 /** The page's one client (created on first use). */
 export function workbenchClient(): WorkbenchClient {
+  if (inProcess) return inProcess;
   shared ??= connectWorkbench();
   return shared.client;
+}
+
+/**
+ * Makes `client` the page's client (the renderer's logic driven in process,
+ * against a service of its own, by tests and benches); `undefined` restores
+ * the page's own transport.
+ */
+export function setWorkbenchClient(client: WorkbenchClient | undefined): void {
+  inProcess = client;
 }
 
 /** How the page's client reaches the host. */

@@ -12,12 +12,13 @@ import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { describeBudget, type Budget } from '../../core/catalog/health';
 import { workbenchClient, type CatalogHealthReport } from '../api/client';
-import { useConnection } from '../connections/useConnectionsStore';
+import { useConnection } from '../connections/queries';
 import { SafeText } from '../shell/SafeText';
 import { messageOf } from '../shell/useNotificationsStore';
 import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { catalogQuery } from '../storeData/queries';
+import { useEvalRuns } from '../evals/useEvalsStore';
 import { CATALOG_HEALTH_KIND, type CatalogHealthParams } from './healthTab';
 import './catalogHealth.css';
 
@@ -210,7 +211,7 @@ export function CatalogHealthView({ tab }: TabViewProps) {
   const setParams = useTabsStore((s) => s.setParams);
   const catalog = useInfiniteQuery(catalogQuery(connection));
   const namespaces = useMemo(() => [...new Set((catalog.data?.pages ?? []).flatMap((p) => p.entries.map((e) => e.namespace)))].sort(), [catalog.data]);
-  const runs = useQuery({ queryKey: ['evals', 'runs-for-health'], queryFn: () => workbenchClient()['evals.list']() });
+  const runs = useEvalRuns();
 
   // Without a namespace or a bindings file yet, the catalog's first namespace is measured.
   useEffect(() => {
@@ -267,7 +268,7 @@ export function CatalogHealthView({ tab }: TabViewProps) {
           Eval run{' '}
           <select className="input" aria-label="Eval run" value={run} onFocus={() => void runs.refetch()} onChange={(e) => setRun(e.target.value)}>
             <option value="">None</option>
-            {(runs.data?.runs ?? []).map((x) => (
+            {(runs.data ?? []).map((x) => (
               <option key={x.run} value={x.run}>
                 {x.run} ({x.status})
               </option>

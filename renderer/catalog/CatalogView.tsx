@@ -9,7 +9,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { workbenchClient, type DraftView } from '../api/client';
-import { useConnection, useConnectionsStore } from '../connections/useConnectionsStore';
+import { useConnection } from '../connections/queries';
+import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';
 import { SafeText, visibleControls } from '../shell/SafeText';

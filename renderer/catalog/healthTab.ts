@@ -4,7 +4,7 @@
  */
 import { visibleControls } from '../shell/SafeText';
 import { isTabOf, useTabsStore } from '../shell/useTabsStore';
-import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { savedConnection } from '../connections/queries';
 
 /** The tab kind of the Catalog health view. */
 export const CATALOG_HEALTH_KIND = 'catalogHealth';
@@ -25,7 +25,7 @@ declare module '../shell/useTabsStore' {
 
 /** Opens (or focuses) the Catalog health tab of `connection`, measuring `namespace` when given. */
 export function openCatalogHealth(connection: string, namespace?: string): string {
-  const entry = useConnectionsStore.getState().connections.find((c) => c.name === connection);
+  const entry = savedConnection(connection);
   const label = visibleControls(entry?.label ?? connection);
   const id = `${CATALOG_HEALTH_KIND}:${connection}`;
   const existing = useTabsStore.getState().tabs.find((t) => t.id === id);

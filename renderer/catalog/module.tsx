@@ -7,7 +7,7 @@ import { visibleControls } from '../shell/SafeText';
 import { useCommands } from '../shell/commands';
 import { useTabsStore } from '../shell/useTabsStore';
 import { lazyView, useShellRoot, type ViewModule } from '../shell/views';
-import { activeConnectionEnabled, useConnectionsStore, withActiveConnection } from '../connections/useConnectionsStore';
+import { activeConnectionEnabled, savedConnection, withActiveConnection } from '../connections/queries';
 import { CatalogView } from './CatalogView';
 import { CATALOG_HEALTH_KIND, openCatalogHealth } from './healthTab';
 import { skillsQuickOpen } from './quickOpen';
@@ -25,7 +25,7 @@ declare module '../shell/useTabsStore' {
 
 /** Opens (or focuses) the catalog tab of `connection`. */
 export function openCatalog(connection: string): string {
-  const entry = useConnectionsStore.getState().connections.find((c) => c.name === connection);
+  const entry = savedConnection(connection);
   const label = visibleControls(entry?.label ?? connection);
   return useTabsStore.getState().open({
     id: `catalog:${connection}`,

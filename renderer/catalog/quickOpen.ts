@@ -6,6 +6,7 @@
  */
 import type { InfiniteData } from '@tanstack/react-query';
 import { safeColour } from '../connections/env';
+import { savedConnection } from '../connections/queries';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { intentOf } from '../shell/intents';
 import { visibleControls } from '../shell/SafeText';
@@ -35,9 +36,9 @@ export const skillsQuickOpen: QuickOpenProvider = {
   items(_query, registry) {
     const edit = intentOf(registry, 'skill.edit');
     if (typeof edit !== 'function') return [];
-    const { connections, activeName } = useConnectionsStore.getState();
+    const { activeName } = useConnectionsStore.getState();
     if (!activeName) return [];
-    const profile = connections.find((c) => c.name === activeName);
+    const profile = savedConnection(activeName);
     const connection = activeName;
     const items: QuickOpenItem[] = [];
     for (const page of loaded(connection)?.pages ?? []) {

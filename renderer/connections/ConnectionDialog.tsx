@@ -15,7 +15,8 @@ import { Modal } from '../shell/Modal';
 import { SafeText } from '../shell/SafeText';
 import { messageOf } from '../shell/useNotificationsStore';
 import { ENV_PRESETS, NO_ENV_COLOUR, textOn } from './env';
-import { checkConnection, refreshConnections } from './module';
+import { checkConnection } from './module';
+import { refreshConnections } from './queries';
 
 interface DialogState {
   /** Open for a new connection (`name` undefined), for editing `name`, or for a copy of it. */

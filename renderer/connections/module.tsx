@@ -1,12 +1,13 @@
 /**
- * The connections area: loads the saved profiles and their live states into
- * the connections store, follows `connections.changed`, draws the sidebar list
+ * The connections area: loads the saved profiles (into the query cache) and
+ * their live states (into the connections store), follows `connections.changed`,
+ * draws the sidebar list
  * (environment stripe, label, reachability dot, protected marker) and owns the
  * global connection commands (switch, add, edit, test, refresh).
  */
 import { useEffect } from 'react';
 import { create } from 'zustand';
-import { workbenchClient, type ConnectionState, type ConnectionView } from '../api/client';
+import { workbenchClient } from '../api/client';
 import { useCommands } from '../shell/commands';
 import { ContextMenu, useContextMenu, type MenuItem } from '../shell/ContextMenu';
 import { Icon } from '../shell/icons';
@@ -20,56 +21,10 @@ import { useShellRoot, type ViewModule } from '../shell/views';
 import { SafeText, visibleControls } from '../shell/SafeText';
 import { ConnectionDialog, useConnectionDialog } from './ConnectionDialog';
 import { textOn } from './env';
-import { activeConnectionEnabled, colourOf, useConnection, useConnectionsStore, type ConnectionEntry, type Reachability, withActiveConnection } from './useConnectionsStore';
+import { colourOf, useConnectionsStore, type ConnectionEntry, type Reachability } from './useConnectionsStore';
+import { activeConnectionEnabled, followConnectionEvents, reachabilityOf, refreshConnections, savedConnection, savedConnections, useConnection, useConnectionsQuery, withActiveConnection } from './queries';
 import { rereadUnanswered, watchedConnection } from '../storeData/queries';
 import './connections.css';
-
-/** A profile as the store keeps it. */
-export function entryOf(view: ConnectionView): ConnectionEntry {
-  const { profile, state } = view;
-  const target = profile.target;
-  const description =
-    state.description ??
-    (target.kind === 'local' ? `local registry in ${target.dir}` : target.kind === 'http' ? target.url : `${target.topology} ${target.hosts.map((h) => `${h.host}:${h.port}`).join(',')} (${target.deployment})`);
-  return {
-    name: profile.name,
-    label: profile.label || profile.name,
-    environment: profile.environment,
-    read_only: profile.read_only,
-    protected: profile.protected,
-    ...(profile.enforces_approvals === true && { enforces_approvals: true }),
-    kind: target.kind,
-    description,
-  };
-}
-
-/** Whether a live state means the connection answers. */
-export function reachabilityOf(state: ConnectionState): Reachability {
-  const at = Date.parse(state.since) || Date.now();
-  switch (state.status) {
-    case 'open':
-      return { status: 'up', at };
-    case 'opening':
-      return { status: 'checking', at };
-    case 'offline':
-    case 'error':
-      return { status: 'down', message: state.error?.message ?? (state.status === 'offline' ? 'the store stopped answering' : 'the store could not be opened'), at };
-    default:
-      return { status: 'unknown', at };
-  }
-}
-
-/** Re-reads the profiles and their states. */
-export async function refreshConnections(): Promise<void> {
-  const store = useConnectionsStore.getState();
-  try {
-    const { connections } = await workbenchClient()['connections.list']({});
-    store.setConnections(connections.map(entryOf));
-    for (const view of connections) store.setReachability(view.profile.name, reachabilityOf(view.state));
-  } catch (error) {
-    store.setLoadError(messageOf(error));
-  }
-}
 
 /**
  * Opens (or re-checks) a connection's store; its state lands in the store
@@ -101,7 +56,7 @@ export function connectionsInUse(): string[] {
   const active = useConnectionsStore.getState().activeName;
   if (active !== undefined) names.add(active);
   for (const tab of useTabsStore.getState().tabs) if (tab.connectionId !== undefined) names.add(tab.connectionId);
-  const saved = new Set(useConnectionsStore.getState().connections.map((c) => c.name));
+  const saved = new Set(savedConnections().map((c) => c.name));
   return [...names].filter((n) => saved.has(n));
 }
 
@@ -110,10 +65,10 @@ export function connectionsInUse(): string[] {
  * through the unsaved-changes guard; cancelling it keeps everything as it was.
  */
 export async function switchConnection(name: string): Promise<boolean> {
-  const { activeName, connections } = useConnectionsStore.getState();
+  const { activeName } = useConnectionsStore.getState();
   if (name === activeName) return true;
-  const previous = connections.find((c) => c.name === activeName);
-  const next = connections.find((c) => c.name === name);
+  const previous = savedConnection(activeName);
+  const next = savedConnection(name);
   const ids = useTabsStore
     .getState()
     .tabs.filter((t) => activeName !== undefined && t.connectionId === activeName)
@@ -211,7 +166,7 @@ export function ConnectionRow({
 /** Tests a saved connection, says the outcome, and checks it again so its dot shows what the test found. */
 export async function testConnection(name: string): Promise<void> {
   const notices = useNotificationsStore.getState();
-  const label = visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label ?? name);
+  const label = visibleControls(savedConnection(name)?.label ?? name);
   try {
     const result = await workbenchClient()['connections.test']({ name });
     notices.push(result.ok ? 'info' : 'error', `${label}: ${result.message}`);
@@ -282,10 +237,8 @@ function RemoveDialog() {
 }
 
 function ConnectionsPanel() {
-  const connections = useConnectionsStore((s) => s.connections);
+  const { data: connections = [], isPending, error } = useConnectionsQuery();
   const activeName = useConnectionsStore((s) => s.activeName);
-  const loaded = useConnectionsStore((s) => s.loaded);
-  const loadError = useConnectionsStore((s) => s.loadError);
   const openDialog = useConnectionDialog((s) => s.open);
   const openCatalog = useIntent('catalog.open');
   const { menu, close, triggerProps } = useContextMenu('Connection');
@@ -313,12 +266,12 @@ function ConnectionsPanel() {
           <Icon name="refresh" />
         </button>
       </div>
-      {loadError && (
+      {error && (
         <div className="inline-error" role="alert" data-testid="connections-error">
-          <span className="isolate">{loadError}</span>
+          <span className="isolate">{messageOf(error)}</span>
         </div>
       )}
-      {!loaded && <div className="muted connection-hint">Loading connections…</div>}
+      {isPending && <div className="muted connection-hint">Loading connections…</div>}
       <div role="listbox" aria-label="Connections" data-testid="connections-list">
         {connections.map((c) => (
           <ConnectionRow key={c.name} connection={c} active={c.name === activeName} onSelect={() => void browse(c.name)} menuProps={triggerProps(itemsOf(c))} />
@@ -340,10 +293,7 @@ function ConnectionsExtension() {
       const name = useConnectionsStore.getState().activeName;
       if (!disposed && name) void checkConnection(name);
     });
-    const off = workbenchClient().on('connections.changed', (event) => {
-      if (event.kind === 'state' && event.name && event.state) useConnectionsStore.getState().setReachability(event.name, reachabilityOf(event.state));
-      else void refreshConnections();
-    });
+    const off = followConnectionEvents();
     return () => {
       disposed = true;
       off();
@@ -379,11 +329,11 @@ function ConnectionsExtension() {
 
   useCommands(root, {
     'connection.switch': async () => {
-      const { connections, activeName, reachability } = useConnectionsStore.getState();
+      const { activeName, reachability } = useConnectionsStore.getState();
       const choice = await pick(
         'Switch connection',
         'Connection name',
-        connections.map((c) => ({
+        savedConnections().map((c) => ({
           id: c.name,
           label: visibleControls(c.label),
           detail: [c.environment ? visibleControls(c.environment.label) : '', reachability[c.name]?.status === 'down' ? 'offline' : '', c.description].filter(Boolean).join(' · '),

@@ -1,7 +1,7 @@
 /**
- * Connections as the shell shows them: the saved profiles, each one's
- * reachability, and the active connection (the one the catalog and quick open
- * use, shown at the left of the status bar).
+ * Connections as the shell shows them: each one's reachability and the active
+ * connection (the one the catalog and quick open use, shown at the left of the
+ * status bar). The saved profiles are read from the query cache (`./queries.ts`).
  */
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
@@ -31,53 +31,34 @@ export interface Reachability {
   at?: number;
 }
 
+/**
+ * What the user chose and what the probes see. The saved list itself is server
+ * data and lives in the query cache (`./queries.ts`), never here.
+ */
 interface ConnectionsState {
-  connections: ConnectionEntry[];
+  /** Live state of each connection, from the list, the probes and `connections.changed` events. */
   reachability: Record<string, Reachability>;
+  /** The active connection (kept across restarts); it follows the list when its connection is removed. */
   activeName: string | undefined;
-  loaded: boolean;
-  loadError: string | undefined;
-  setConnections(connections: ConnectionEntry[]): void;
   setReachability(name: string, reachability: Reachability): void;
   setActive(name: string): void;
-  setLoadError(message: string | undefined): void;
 }
 
 export const useConnectionsStore = create<ConnectionsState>()(
   persist(
     (set, get) => ({
-      connections: [],
       reachability: {},
       activeName: undefined,
-      loaded: false,
-      loadError: undefined,
-      setConnections(connections) {
-        const active = get().activeName;
-        set({
-          connections,
-          loaded: true,
-          loadError: undefined,
-          activeName: connections.some((c) => c.name === active) ? active : connections[0]?.name,
-        });
-      },
       setReachability(name, reachability) {
         set({ reachability: { ...get().reachability, [name]: reachability } });
       },
       setActive(name) {
         set({ activeName: name });
       },
-      setLoadError(loadError) {
-        set({ loadError, loaded: true });
-      },
     }),
     { name: 'skillbench.connections', version: 1, storage: createJSONStorage(() => localStorage), partialize: (s) => ({ activeName: s.activeName }) },
   ),
 );
-
-/** The connection named `name`, if saved. */
-export function useConnection(name: string | undefined): ConnectionEntry | undefined {
-  return useConnectionsStore((s) => (name === undefined ? undefined : s.connections.find((c) => c.name === name)));
-}
 
 /** The environment colour of a connection (grey without one). */
 export function colourOf(connection: ConnectionEntry | undefined): string {
@@ -89,28 +70,4 @@ export function offlineReason(name: string | undefined): string | undefined {
   if (name === undefined) return undefined;
   const r = useConnectionsStore.getState().reachability[name];
   return r?.status === 'down' ? (r.message ?? 'The connection is unreachable') : undefined;
-}
-
-/**
- * Runs `open` with the active connection; pressed before the saved connections
- * have loaded (the first moments after start), it runs once they have, so the
- * chord is not lost.
- */
-export function withActiveConnection(open: (name: string) => void): void {
-  const now = useConnectionsStore.getState();
-  if (now.loaded) {
-    if (now.activeName) open(now.activeName);
-    return;
-  }
-  const stop = useConnectionsStore.subscribe((state) => {
-    if (!state.loaded) return;
-    stop();
-    if (state.activeName) open(state.activeName);
-  });
-}
-
-/** Enabled while the connections load (the command then waits for them), or when one is active. */
-export function activeConnectionEnabled(): true | string {
-  const { loaded, activeName } = useConnectionsStore.getState();
-  return !loaded || activeName ? true : 'No connection is active';
 }

@@ -6,7 +6,7 @@
 import { workbenchClient } from '../api/client';
 import { provideEditorActions, type DiffTarget, type EditorRef } from '../editor/actions';
 import { useEditorStore } from '../editor/useEditorStore';
-import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { loadedConnections, savedConnection } from '../connections/queries';
 import type { PackageSourceRef } from './intents';
 import { useTabsStore } from '../shell/useTabsStore';
 import { lazyView, type ViewModule } from '../shell/views';
@@ -28,7 +28,7 @@ function sideKey(side: DiffSide): string {
 }
 
 function connectionLabel(name: string): string {
-  return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
+  return visibleControls(savedConnection(name)?.label || name);
 }
 
 /** The parameters of a diff tab. */
@@ -94,11 +94,7 @@ provideEditorActions({
     pick({
       title: `Diff the draft against ${editor.skill.namespace}/${editor.skill.name} on…`,
       load: async () => {
-        let connections = useConnectionsStore.getState().connections.map((c) => ({ name: c.name, label: c.label }));
-        if (connections.length === 0) {
-          const listed = await workbenchClient()['connections.list']();
-          connections = listed.connections.map((c) => ({ name: c.profile.name, label: c.profile.label }));
-        }
+        const connections = await loadedConnections();
         return connections.map((c) => ({ id: c.name, label: c.label || c.name, detail: c.name === editor.connection ? '(this connection)' : c.name }));
       },
       onPick: (option) => diffEditor(editor, { kind: 'connection', connection: option.id }),

@@ -6,6 +6,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { workbenchClient } from '../api/client';
+import { useConnection } from '../connections/queries';
 import { offlineReason, useConnectionsStore } from '../connections/useConnectionsStore';
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';
@@ -57,7 +58,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
   const formRef = useRef<HTMLDivElement>(null);
   const doc = useEditorStore((s) => s.docs[tab.id]);
   const reachability = useConnectionsStore((s) => s.reachability[params.connection]);
-  const connectionLabel = useConnectionsStore((s) => s.connections.find((c) => c.name === params.connection)?.label || params.connection);
+  const connectionLabel = useConnection(params.connection)?.label || params.connection;
 
   const { loaded, editorRef, savedText, autosaver } = usePackageSession(tab.id, params, host, setOffer);
   useExternalReplace(editorRef, doc?.replace);

@@ -3,14 +3,14 @@
  * intent (the catalog's Open, quick open) that opens a skill in it.
  */
 import type { SkillId } from '../../core/package/types';
-import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { savedConnection } from '../connections/queries';
 import { visibleControls } from '../shell/SafeText';
 import { useTabsStore } from '../shell/useTabsStore';
 import { lazyView, type ViewModule } from '../shell/views';
 import { editorTabId } from './useEditorStore';
 
 function connectionLabel(name: string): string {
-  return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
+  return visibleControls(savedConnection(name)?.label || name);
 }
 
 /** The parameters of an editor tab. */

@@ -21,7 +21,7 @@ import { paramsOf, useTabsStore } from '../shell/useTabsStore';
 import type { TabViewProps } from '../shell/views';
 import { evalsClient } from './useEvalsStore';
 import { describeProjectDefaults, useProjectDefaults } from './projectDefaults';
-import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { savedConnection } from '../connections/queries';
 import { openRunTab, SETUP_KIND } from './tabs';
 
 type Target = 'published' | 'draft' | 'both';
@@ -75,7 +75,7 @@ export function EvalSetup({ tab }: TabViewProps) {
     if (config.limits?.timeout_ms !== undefined) setTimeoutMs(Math.max(100, Math.min(600_000, config.limits.timeout_ms)));
     if (config.gates && Object.keys(config.gates).length > 0) setProjectGates(config.gates);
     // Only a saved connection can be evaluated here (a connection string is the CLI's).
-    if (params.connection === undefined && config.connection && useConnectionsStore.getState().connections.some((c) => c.name === config.connection)) setConnection(config.connection);
+    if (params.connection === undefined && config.connection && savedConnection(config.connection) !== undefined) setConnection(config.connection);
   }, [project, params.connection]);
 
   useEffect(() => {

@@ -1,18 +1,15 @@
 /** The sidebar list of evaluation runs, from the run folder, newest first, with live progress. */
-import { useEffect } from 'react';
 import { formatCount } from '../../core/report/format';
+import { messageOf } from '../shell/useNotificationsStore';
 import { openRunTab, openSetupTab } from './tabs';
-import { useEvalsStore } from './useEvalsStore';
+import { useEvalRuns, useEvalsStore } from './useEvalsStore';
 
 const STATUS_CLASS = { running: 'neutral', stopping: 'neutral', complete: 'ok', incomplete: 'warn', failed: 'err' } as const;
 
 export function RunsPanel() {
-  const runs = useEvalsStore((s) => s.runs);
+  const { data: runs = [], error: listError, refetch } = useEvalRuns();
   const views = useEvalsStore((s) => s.views);
-  const error = useEvalsStore((s) => s.listError);
-  useEffect(() => {
-    void useEvalsStore.getState().refreshRuns();
-  }, []);
+  const error = listError ? messageOf(listError) : null;
   return (
     <div className="sidebar-section eval-runs" data-testid="eval-runs">
       <div className="section-header">
@@ -20,7 +17,7 @@ export function RunsPanel() {
         <button type="button" className="icon-btn" title="New evaluation" aria-label="New evaluation" onClick={() => openSetupTab()} data-testid="eval-new">
           +
         </button>
-        <button type="button" className="icon-btn" title="Reload runs" aria-label="Reload runs" onClick={() => void useEvalsStore.getState().refreshRuns()}>
+        <button type="button" className="icon-btn" title="Reload runs" aria-label="Reload runs" onClick={() => void refetch()}>
           ↻
         </button>
       </div>

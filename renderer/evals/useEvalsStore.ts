@@ -1,15 +1,21 @@
 /**
  * Evaluation runs as the workbench sees them: the run list (from the run
- * folder), each run's live state (from `evals.*` events), and one
- * {@link MatrixModel} per open run, filled from `evals.cells` and then cell by
- * cell as `evals.progressed` events land. Every number is the host's: the
- * runner's progress snapshot and the engine's summary; nothing is counted here
- * except the matrix slots, which use the reports' own rules.
+ * folder, in the page's query cache, read again when a run starts or ends),
+ * each run's live state (from `evals.*` events), and one {@link MatrixModel}
+ * per open run, filled from `evals.cells` and then cell by cell as
+ * `evals.progressed` events land. The open runs stay in this store, not in the
+ * query cache: a matrix is a model the events keep changing in place, cell by
+ * cell, not the answer of a request that a re-read could replace. Every number
+ * is the host's: the runner's progress snapshot and the engine's summary;
+ * nothing is counted here except the matrix slots, which use the reports' own
+ * rules.
  */
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { create } from 'zustand';
 import type { EvalCell, EvalRunDetail, EvalRunView, WorkbenchClient, WorkbenchEvents } from '../api/client';
 import { workbenchClient } from '../api/client';
 import type { EvalSummary } from '../../evals/types';
+import { queryClient } from '../storeData/queries';
 import { MatrixModel } from './matrix';
 
 /** A run opened in a tab: its header facts, summary and matrix. */
@@ -23,16 +29,12 @@ export interface OpenRun {
 }
 
 interface EvalsState {
-  /** Runs of the run folder, newest first. */
-  runs: EvalRunView[];
-  /** The latest view of each run the session has seen (list, events). */
+  /** The latest view of each run the session has seen (list, events): a live run's wins over the listed one. */
   views: Record<string, EvalRunView>;
   /** Open runs, by id. */
   open: Record<string, OpenRun>;
   /** Bumped when an open run's matrix changed, by run id (a view redraws on it). */
   ticks: Record<string, number>;
-  listError: string | null;
-  refreshRuns(): Promise<void>;
   /** Loads a run (detail, summary and every recorded cell) into {@link EvalsState.open}. */
   load(run: string): Promise<OpenRun>;
   /** Reloads the detail and summary of an open run (after it finished). */
@@ -45,11 +47,46 @@ interface EvalsState {
 }
 
 let api: WorkbenchClient | undefined;
-const client = () => (api ??= workbenchClient());
+const client = () => api ?? workbenchClient();
 
-/** Uses `c` instead of the page's client (tests and benches in a browser page). */
-export function setEvalsClient(c: WorkbenchClient): void {
+/** Uses `c` instead of the page's client (tests and benches in a browser page); `undefined` goes back to it. */
+export function setEvalsClient(c: WorkbenchClient | undefined): void {
   api = c;
+}
+
+/** Query key of the run list. */
+export const evalKeys = {
+  runs: ['evals', 'runs'] as const,
+};
+
+/**
+ * The runs of the run folder, newest first. A listed run that is not live
+ * here also updates the session's view of it; a live one keeps the view its
+ * events built, so the list never puts an older progress over a running run.
+ */
+export function evalRunsQuery() {
+  return queryOptions({
+    queryKey: evalKeys.runs,
+    queryFn: async (): Promise<EvalRunView[]> => {
+      const { runs } = await client()['evals.list']();
+      const views = { ...useEvalsStore.getState().views };
+      for (const r of runs) if (!isLive(views[r.run])) views[r.run] = r;
+      useEvalsStore.setState({ views });
+      return runs;
+    },
+    // Runs the CLI or another window started send no event here: opening the panel reads the folder again.
+    refetchOnMount: 'always',
+  });
+}
+
+/** The run list as the runs panel follows it. */
+export function useEvalRuns() {
+  return useQuery(evalRunsQuery());
+}
+
+/** Reads the run list again where it is shown (a run started or ended). */
+export function refreshRuns(): Promise<void> {
+  return queryClient.invalidateQueries({ queryKey: evalKeys.runs, exact: true });
 }
 
 /** Cells queued by events while a run's cells are still being read back. */
@@ -57,22 +94,9 @@ const early = new Map<string, EvalCell[]>();
 const loading = new Map<string, Promise<OpenRun>>();
 
 export const useEvalsStore = create<EvalsState>((set, get) => ({
-  runs: [],
   views: {},
   open: {},
   ticks: {},
-  listError: null,
-
-  async refreshRuns() {
-    try {
-      const { runs } = await client()['evals.list']();
-      const views = { ...get().views };
-      for (const r of runs) if (!isLive(views[r.run])) views[r.run] = r;
-      set({ runs: runs.map((r) => views[r.run] ?? r), views, listError: null });
-    } catch (error) {
-      set({ listError: (error as Error).message });
-    }
-  },
 
   load(run) {
     const have = get().open[run];
@@ -132,7 +156,7 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
 
   onStarted({ run }) {
     set({ views: { ...get().views, [run.run]: run } });
-    void get().refreshRuns();
+    void refreshRuns();
   },
 
   onProgressed(e) {
@@ -147,7 +171,7 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
   onFinished({ run }) {
     const finish = () => {
       set({ views: { ...get().views, [run.run]: run } });
-      void get().refreshRuns();
+      void refreshRuns();
     };
     if (!get().open[run.run]) return finish();
     // An open run keeps its live view until its final summary is read: the header's status and the
@@ -155,7 +179,7 @@ export const useEvalsStore = create<EvalsState>((set, get) => ({
     // Should the host's detail still read live, the event's view wins: a run never stays "running" after it ended.
     get()
       .refreshDetail(run.run)
-      .then(() => (isLive(get().views[run.run]) ? finish() : void get().refreshRuns()), finish);
+      .then(() => (isLive(get().views[run.run]) ? finish() : void refreshRuns()), finish);
   },
 }));
 

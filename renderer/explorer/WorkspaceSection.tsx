@@ -7,6 +7,7 @@
  */
 import { useQuery } from '@tanstack/react-query';
 import { workbenchClient, type DraftView, type WorkspaceEntry } from '../api/client';
+import { useConnections } from '../connections/queries';
 import { useConnectionsStore } from '../connections/useConnectionsStore';
 import { ago } from '../catalog/CatalogView';
 import { Icon } from '../shell/icons';
@@ -24,7 +25,7 @@ function draftTitle(draft: DraftView): string {
 export function WorkspaceSection() {
   const files = useQuery({ queryKey: workspaceKeys.files, queryFn: () => workbenchClient()['workspace.list']({}) });
   const drafts = useQuery({ queryKey: workspaceKeys.drafts, queryFn: () => workbenchClient()['drafts.list']({}) });
-  const connections = useConnectionsStore((s) => s.connections);
+  const connections = useConnections();
   const active = useConnectionsStore((s) => s.activeName);
   const activeLabel = connections.find((c) => c.name === active)?.label ?? active;
   const edit = useIntent('skill.edit');

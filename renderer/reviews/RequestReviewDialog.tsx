@@ -10,7 +10,8 @@ import { create } from 'zustand';
 import type { ReviewSigner } from '../../core/api/contract';
 import type { SkillId } from '../../core/package/types';
 import { workbenchClient } from '../api/client';
-import { useConnectionsStore, type ConnectionEntry } from '../connections/useConnectionsStore';
+import { useConnections } from '../connections/queries';
+import type { ConnectionEntry } from '../connections/useConnectionsStore';
 import { Modal } from '../shell/Modal';
 import { SafeText } from '../shell/SafeText';
 import { focusActiveTab } from '../shell/shellFocus';
@@ -47,7 +48,7 @@ export function RequestReviewDialog() {
 }
 
 function RequestReviewForm({ target }: { target: ReviewRequestTarget }) {
-  const connections = useConnectionsStore((s) => s.connections);
+  const connections = useConnections();
   const choices = useMemo(() => targetChoices(connections, target.connection), [connections, target.connection]);
   const [connection, setConnection] = useState(() => choices[0]?.entry.name ?? target.connection);
   const [note, setNote] = useState('');

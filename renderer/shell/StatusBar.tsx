@@ -5,7 +5,8 @@
  * modules contribute, the tab's meter and mode. Colour means error, warning or
  * environment, nothing else.
  */
-import { colourOf, useConnection, useConnectionsStore } from '../connections/useConnectionsStore';
+import { useConnection } from '../connections/queries';
+import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
 import { textOn } from '../connections/env';
 import { executeCommand } from './commands';
 import { messageOf, useNotificationsStore } from './useNotificationsStore';

@@ -4,7 +4,8 @@
  * undo stack and a catalog its scroll position.
  */
 import { Component, createContext, Suspense, useContext, useEffect, useRef, type ReactNode, type RefObject } from 'react';
-import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
+import { useConnections } from '../connections/queries';
+import { colourOf } from '../connections/useConnectionsStore';
 import { closeTabs } from './guard';
 import { Glyph } from './icons';
 import { useTabsStore, type Tab } from './useTabsStore';
@@ -27,7 +28,7 @@ export function TabStrip() {
   const activeId = useTabsStore((s) => s.activeId);
   const activate = useTabsStore((s) => s.activate);
   const keep = useTabsStore((s) => s.keep);
-  const connections = useConnectionsStore((s) => s.connections);
+  const connections = useConnections();
   const { tabView } = useRegistry();
   const strip = useRef<HTMLDivElement>(null);
   // The active tab is scrolled into view when the strip holds more than it shows.

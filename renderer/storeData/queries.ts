@@ -16,7 +16,11 @@ import type { SkillId } from '../../core/package/types';
 import { WorkbenchApiError, workbenchClient } from '../api/client';
 import { indexEntries, type IndexedEntry } from '../catalog/catalogQuery';
 
-/** The page's one query cache. Store data is fresh until an event says otherwise. */
+/**
+ * The page's one query cache: the store data below, the saved connections
+ * (`connections/queries.ts`) and the run list (`evals/useEvalsStore.ts`).
+ * What it holds is fresh until an event says otherwise.
+ */
 export const queryClient = new QueryClient({
   defaultOptions: {
     queries: {

@@ -10,7 +10,7 @@ import type { SkillId } from '../../core/package/types';
 import type { VersionView } from '../api/client';
 import { useLastStoreChange, versionsQuery } from '../storeData/queries';
 import { UpdatedCue } from '../storeData/UpdatedCue';
-import { useConnection } from '../connections/useConnectionsStore';
+import { useConnection } from '../connections/queries';
 import { ago } from '../catalog/CatalogView';
 import { useCommands } from '../shell/commands';
 import { useIntent } from '../shell/intents';

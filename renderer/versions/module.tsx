@@ -5,7 +5,7 @@
  */
 import type { SkillId } from '../../core/package/types';
 import { useCommands } from '../shell/commands';
-import { useConnectionsStore } from '../connections/useConnectionsStore';
+import { savedConnection } from '../connections/queries';
 import { visibleControls } from '../shell/SafeText';
 import { isTabOf, useTabsStore } from '../shell/useTabsStore';
 import { useShellRoot, type ViewModule } from '../shell/views';
@@ -14,7 +14,7 @@ import { VersionsView } from './VersionsView';
 import './versions.css';
 
 function connectionLabel(name: string): string {
-  return visibleControls(useConnectionsStore.getState().connections.find((c) => c.name === name)?.label || name);
+  return visibleControls(savedConnection(name)?.label || name);
 }
 
 /** The parameters of a version history tab. */

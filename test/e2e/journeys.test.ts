@@ -185,6 +185,8 @@ describe('newcomer journeys', () => {
     await pressCommand(page, 'focus.main');
     await page.waitForFunction(() => document.activeElement?.closest('.monaco-editor') !== null);
     await addExample(page, 'Is the checkout page down for everyone?');
+    // The empty example was an error until the text typed into it is validated: the chord waits for Publish to be enabled.
+    await expect.poll(() => page.locator('[data-testid="editor-publish"]:visible').isEnabled()).toBe(true);
 
     await pressCommand(page, 'editor.publish');
     await page.getByTestId('publish-confirm').waitFor();
@@ -253,6 +255,8 @@ describe('newcomer journeys', () => {
 
     await openEditor(page, SKILL, 'prod-mirror');
     await addExample(page, 'Is production on fire right now?');
+    // The empty example was an error until the text typed into it is validated: the chord waits for Publish to be enabled.
+    await expect.poll(() => page.locator('[data-testid="editor-publish"]:visible').isEnabled()).toBe(true);
     await pressCommand(page, 'editor.publish');
     await page.getByTestId('publish-confirm').waitFor();
     const target = await page.getByTestId('publish-target').textContent();
