@@ -137,7 +137,8 @@ export async function editorState(page: Page): Promise<string> {
     const active = document.activeElement;
     return {
       focus: active ? `${active.tagName.toLowerCase()}${active.className ? `.${String(active.className).split(' ').join('.')}` : ''} in ${active.closest('[data-testid]')?.getAttribute('data-testid') ?? '(no test id)'}` : '(none)',
-      lines: [...document.querySelectorAll('[data-testid="editor-monaco"] .view-line')].map((line) => line.textContent ?? ''),
+      // Monaco reuses its row elements: their order in the page is not the order on screen.
+      lines: [...document.querySelectorAll<HTMLElement>('[data-testid="editor-monaco"] .view-line')].sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top)).map((line) => line.textContent ?? ''),
       problems: [...document.querySelectorAll('[data-testid^="problem-"]')].map((row) => `${row.getAttribute('data-pointer') ?? ''} ${row.textContent ?? ''}`),
       validated: document.querySelector('[data-validated-seq]')?.getAttribute('data-validated-seq') ?? '(none)',
     };
