@@ -88,7 +88,14 @@ export async function goToText(page: Page, text: string): Promise<void> {
   // The match stays selected: keys sent before the text area has the focus back would
   // be lost, and the next quote typed would wrap or replace the selection instead.
   await page.waitForFunction(() => document.activeElement?.closest('.monaco-editor') != null && document.activeElement.closest('.find-widget') == null);
-  await page.keyboard.press('Home');
+  // Home until the match is no longer selected: a key the editor has not taken yet leaves it
+  // selected, and what is typed next would replace it (seen under load).
+  await expect
+    .poll(async () => {
+      await page.keyboard.press('Home');
+      return page.evaluate(() => document.querySelector('[data-testid="editor-monaco"] .selected-text') === null);
+    })
+    .toBe(true);
 }
 
 /**
