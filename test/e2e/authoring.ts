@@ -90,12 +90,26 @@ export async function goToText(page: Page, text: string): Promise<void> {
   await page.waitForFunction(() => document.activeElement?.closest('.monaco-editor') != null && document.activeElement.closest('.find-widget') == null);
   // Home until the match is no longer selected: a key the editor has not taken yet leaves it
   // selected, and what is typed next would replace it (seen under load).
+  // The editor checked is the one holding the focus (another tab's editor may be in the page).
   await expect
     .poll(async () => {
       await page.keyboard.press('Home');
-      return page.evaluate(() => document.querySelector('[data-testid="editor-monaco"] .selected-text') === null);
+      return page.evaluate(() => document.activeElement?.closest('.monaco-editor')?.querySelector('.selected-text') == null);
     })
     .toBe(true);
+}
+
+/**
+ * Types `text` into the focused Monaco editor once it has drawn the cursor's
+ * last move. Monaco hands the cursor to the browser's EditContext only when it
+ * draws the next frame, and text typed before that frame is placed against the
+ * old selection: on a loaded machine, a quote typed right after End or Enter
+ * replaced the previous find match instead. A person's next key comes after
+ * the editor has drawn; two animation frames are that signal here.
+ */
+export async function typeInEditor(page: Page, text: string): Promise<void> {
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  await page.keyboard.type(text);
 }
 
 /**
@@ -118,7 +132,7 @@ export async function addEmptyExample(page: Page): Promise<void> {
   await goToText(page, FIRST_EXAMPLE);
   await lineEnd(page);
   await page.keyboard.press('Enter');
-  await page.keyboard.type('"",');
+  await typeInEditor(page, '"",');
 }
 
 /** Adds an activation example with `text` (keyboard only). */
@@ -126,7 +140,7 @@ export async function addExample(page: Page, text: string): Promise<void> {
   await addEmptyExample(page);
   await page.keyboard.press('ArrowLeft');
   await page.keyboard.press('ArrowLeft');
-  await page.keyboard.type(text);
+  await typeInEditor(page, text);
 }
 
 /** The number in the status bar's error count. */

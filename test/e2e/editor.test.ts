@@ -20,7 +20,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, OptimizeRunView, PackageRevision, PublishOutcome } from '../../core/api/contract';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors, expectErrors, lineEnd } from './authoring';
+import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors, expectErrors, lineEnd, typeInEditor } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
@@ -95,7 +95,7 @@ describe('package editor (journey 1)', () => {
     await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
-    await page.keyboard.type('Our status page is down, start the incident');
+    await typeInEditor(page, 'Our status page is down, start the incident');
     await expectErrors(page, 0);
 
     // Diff against the published revision: one added example.

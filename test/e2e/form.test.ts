@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, PackageRevision } from '../../core/api/contract';
 import { hostile } from './fixtures';
-import { goToText, openEditor, pressCommand, reloadEditor, SKILL, statusErrors, lineEnd } from './authoring';
+import { goToText, openEditor, pressCommand, reloadEditor, SKILL, statusErrors, lineEnd, typeInEditor } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, expectInert, pageErrors, screenshot, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 /** Waits for a value as long as one UI expectation may take (an autosave waits for typing to settle first). */
@@ -87,7 +87,7 @@ describe('package editor form view', () => {
     await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
-    await page.keyboard.type(' Desk');
+    await typeInEditor(page, ' Desk');
     await poll(async () => member(await draftText(), 'display_name')).toBe('Incident Response Desk');
     await page.getByTestId('editor-view-form').click();
     await poll(() => page.getByTestId('form-input-display_name').inputValue()).toBe('Incident Response Desk');
@@ -134,7 +134,7 @@ describe('package editor form view', () => {
     const skill = { namespace: 'devops', name: 'kubernetes-safety' };
     await openEditor(page, skill);
     await page.keyboard.press('ControlOrMeta+Home');
-    await page.keyboard.type('oops ');
+    await typeInEditor(page, 'oops ');
     await poll(() => draftText(skill)).toMatch(/^oops /);
     const broken = await draftText(skill);
     await page.getByTestId('editor-view-form').click();

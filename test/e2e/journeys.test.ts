@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PackageRevision } from '../../core/api/contract';
 import { openLocalStore } from '../../core/store/local';
-import { addExample, confirmPublish, goToText, openEditor, pressCommand, SKILL, lineEnd } from './authoring';
+import { addExample, confirmPublish, goToText, openEditor, pressCommand, SKILL, lineEnd, typeInEditor } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshotSizes, startApp, type App } from './harness';
 
 /** Every printable ASCII character, and a few that are not ASCII. */
@@ -129,7 +129,7 @@ describe('newcomer journeys', () => {
     await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
-    await page.keyboard.type(` ${IN_JSON_STRING}`);
+    await typeInEditor(page, ` ${IN_JSON_STRING}`);
     expect(await helpOpen(page)).toBe(false);
     // The form view shows the same text, whole.
     await pressCommand(page, 'editor.toggleForm');

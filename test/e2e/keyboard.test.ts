@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYMAP } from '../../renderer/keymap';
 import { keysOf } from '../../renderer/shell/keymap';
 import { formatChord, playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, addExample, confirmPublish, pressCommand, expectErrors, lineEnd } from './authoring';
+import { addEmptyExample, addExample, confirmPublish, pressCommand, expectErrors, lineEnd, typeInEditor } from './authoring';
 import { seedRefund } from './fixtures';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, type App } from './harness';
 
@@ -144,7 +144,7 @@ describe('journey 1 and evaluations by keyboard alone', () => {
     await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
-    await page.keyboard.type('Page the on-call engineer, checkout is down');
+    await typeInEditor(page, 'Page the on-call engineer, checkout is down');
     await expectErrors(page, 0, UI_WAIT_MS);
 
     // The diff against the published revision, by its chord.

@@ -19,7 +19,7 @@ import { bearerTokenAuthenticator, createAdminServer, stopServer } from '../../c
 import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy';
-import { addEmptyExample, addExample, goToSkill, pressCommand, expectErrors } from './authoring';
+import { addEmptyExample, addExample, goToSkill, pressCommand, expectErrors, typeInEditor } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, type App } from './harness';
 
 const TOKEN = 'pr0d-t0ken-4c7a91';
@@ -125,7 +125,7 @@ describe('connections and offline (journey 3)', () => {
     for (const skill of SKILLS) {
       await focusEditor(page, editorTab(skill));
       await page.keyboard.press('ControlOrMeta+End');
-      await page.keyboard.type(' ');
+      await typeInEditor(page, ' ');
       await page.locator(`[data-testid="tab-${editorTab(skill)}"][data-dirty="true"]`).waitFor();
     }
     await page.getByTestId('connection-row-default').click();
