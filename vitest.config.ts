@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFirstSequencer } from './test/helpers/sequencer';
 
 /**
  * Unit tests that measure the worker's live heap (with a full collection every few
@@ -14,6 +15,8 @@ export default defineConfig({
     pool: 'forks',
     // Two cores here: more workers only add contention.
     maxWorkers: 2,
+    // A clean clone has no durations from an earlier run: start the known long files first.
+    sequence: { sequencer: LongFirstSequencer },
     // expect.poll waits 1 s by default, which a loaded 2-core machine can outlast while
     // a correct UI or process is still catching up; like the test timeouts, this limit
     // only catches a state that never comes.

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test`: provision the system packages the tests need, build the CLI bundle
-// the tests spawn, run vitest in two phases (the unit, unit-heap and integration projects,
+// the tests spawn (and the renderer the e2e tests serve), run vitest in two phases (the unit, unit-heap and integration projects,
 // then the e2e project alone, so Chromium never competes with them for the two
 // cores), and end with one line `N passed, N failed` counted from both phases'
 // JSON reports. The exit code is vitest's: 0 only when both phases passed.
@@ -11,6 +11,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { buildCli } from './build-cli.mjs';
+import { ensureRendererBuilt } from './rendererBuild.mjs';
 import { combinedSummaryLine } from './testSummary.mjs';
 
 /** Debian packages the tests need, by the command that proves each is present. */
@@ -53,6 +54,9 @@ provision();
 await buildCli({ prune: true });
 
 const extra = process.argv.slice(2);
+// The whole suite: build the renderer once, up front. The node tests' `npm start` test
+// then finds it built, and the e2e phase starts with it instead of building it again.
+if (extra.length === 0) ensureRendererBuilt();
 const phases = [
   ['--project', 'unit', '--project', 'unit-heap', '--project', 'integration'],
   ['--project', 'e2e'],

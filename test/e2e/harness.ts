@@ -19,9 +19,8 @@
  * files in a worker without isolation); each page gets a context of its own,
  * so no cookie, storage or tab of one test reaches another.
  */
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,11 +30,9 @@ import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { expect } from 'vitest';
 import { startCli } from '../helpers/cli';
+import { ensureRendererBuilt as buildRenderer } from '../../scripts/rendererBuild.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const DIST = join(ROOT, 'dist', 'renderer');
-const STAMP = join(ROOT, 'dist', '.renderer-build-stamp');
-const LOCK = join(ROOT, 'dist', '.renderer-build-lock');
 /** Where screenshots go (ignored by Git). */
 export const SCREENSHOTS = join(ROOT, 'test', 'e2e', 'screenshots');
 /** Screenshots are taken only when asked for: `SKILLBENCH_SCREENSHOTS=1 npx vitest run test/e2e/…`. */
@@ -66,69 +63,12 @@ export function chromiumPath(): string {
   return path;
 }
 
-/** Inputs of the renderer bundle: when any is newer than the last build, it is rebuilt. */
-const INPUTS = ['renderer', 'core', 'vite.config.ts', 'package-lock.json', 'tsconfig.json'];
-
-function newestMtime(path: string): number {
-  let info;
-  try {
-    info = statSync(path);
-  } catch {
-    return 0;
-  }
-  if (!info.isDirectory()) return info.mtimeMs;
-  let newest = info.mtimeMs;
-  for (const name of readdirSync(path)) {
-    if (name === 'node_modules') continue;
-    newest = Math.max(newest, newestMtime(join(path, name)));
-  }
-  return newest;
-}
-
-function sleepSync(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
 /**
  * Builds the renderer (`vite build` → dist/renderer) unless the last build is
- * newer than every input. Test files running in parallel workers share one
- * build: a lock folder makes the others wait for it.
+ * newer than every input; test files in parallel workers share one build.
  */
 export function ensureRendererBuilt(): void {
-  const fresh = () => existsSync(join(DIST, 'index.html')) && existsSync(STAMP) && statSync(STAMP).mtimeMs >= Math.max(...INPUTS.map((p) => newestMtime(join(ROOT, p))));
-  if (fresh()) return;
-  mkdirSync(join(ROOT, 'dist'), { recursive: true });
-  const deadline = Date.now() + E2E_SETUP_TIMEOUT_MS;
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch {
-      // Another worker builds; a lock older than the setup limit belongs to a dead one.
-      try {
-        if (Date.now() - statSync(LOCK).mtimeMs > E2E_SETUP_TIMEOUT_MS) rmSync(LOCK, { recursive: true, force: true });
-      } catch {
-        // It went away between the two calls.
-      }
-      if (Date.now() > deadline) throw new Error('timed out waiting for another renderer build');
-      sleepSync(500);
-    }
-  }
-  try {
-    if (fresh()) return;
-    const started = Date.now();
-    const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, NODE_ENV: 'production' },
-    });
-    if (build.status !== 0) throw new Error(`vite build failed (exit ${build.status}):\n${build.stderr}\n${build.stdout}`);
-    // The stamp records when the build started: an input saved during the build makes it stale again.
-    writeFileSync(STAMP, new Date(started).toISOString());
-    utimesSync(STAMP, started / 1000, started / 1000);
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
+  buildRenderer(E2E_SETUP_TIMEOUT_MS);
 }
 
 const ERRORS = new WeakMap<Page, string[]>();
