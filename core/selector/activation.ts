@@ -312,7 +312,7 @@ function autoPool(candidates: readonly PinnedCandidate[]): PinnedCandidate[] {
   const known = autoPools.get(candidates);
   if (known) return known as PinnedCandidate[];
   const pool = candidates.filter((c) => c.activation === 'auto');
-  if (Object.isFrozen(candidates)) autoPools.set(candidates, Object.freeze(pool));
+  if (Object.isFrozen(candidates) && candidates.every((c) => Object.isFrozen(c))) autoPools.set(candidates, Object.freeze(pool));
   return pool;
 }
 

@@ -101,5 +101,13 @@ describe('selectForRequest over a pinning done beforehand', () => {
     const y = await selectForRequest({ request: 'Storms in Oslo?', bindings, registry, model: answers(), pinning: open });
     expect(y.trace.calls[0]!.candidates).not.toBe(x.trace.calls[0]!.candidates);
     expect(y.trace.calls[0]!.candidates).toEqual(x.trace.calls[0]!.candidates);
+
+    // A frozen list of candidates that can still change is not memoised either: a change shows in the next offer.
+    const mutable = { ...open, candidates: Object.freeze(open.candidates.map((c) => ({ ...c }))) as typeof open.candidates };
+    const before = await selectForRequest({ request: 'Storms in Oslo?', bindings, registry, model: answers(), pinning: mutable });
+    expect(before.trace.calls[0]!.candidates).toEqual(['travel/currency', 'travel/weather']);
+    mutable.candidates.find((c) => c.id === 'travel/currency')!.activation = 'explicit';
+    const after = await selectForRequest({ request: 'Storms in Oslo?', bindings, registry, model: answers(), pinning: mutable });
+    expect(after.trace.calls[0]!.candidates).toEqual(['travel/weather']);
   });
 });
