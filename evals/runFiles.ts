@@ -216,14 +216,16 @@ export class CellWriter {
 
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
-      // One string and one encoding per batch: a buffer per line costs more than the write.
-      const batch = Buffer.from(this.pending.join(''), 'utf8');
+      // One string per batch, written as a string: the file system layer encodes it outside the
+      // JavaScript heap, where a Buffer per batch (or per line) would cost an allocation and GC pressure.
+      const batch = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];
       try {
-        const { bytesWritten } = await this.handle.write(batch, 0, batch.length);
-        if (bytesWritten !== batch.length) throw new Error(`short write: ${bytesWritten} of ${batch.length} bytes`);
+        const bytes = Buffer.byteLength(batch, 'utf8');
+        const { bytesWritten } = await this.handle.write(batch, null, 'utf8');
+        if (bytesWritten !== bytes) throw new Error(`short write: ${bytesWritten} of ${bytes} bytes`);
         for (const w of waiters) w.resolve();
       } catch (error) {
         // The cells of a failed write see the failure; later ones still get their own attempt.

@@ -39,6 +39,21 @@ describe('CellWriter', () => {
   });
 });
 
+describe('CellWriter with text beyond ASCII', () => {
+  it('writes multi-byte text whole: every line reads back as the cell it was', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
+    dirs.push(dir);
+    const file = join(dir, 'cells.jsonl');
+    const writer = await CellWriter.open(file);
+    const cells = Array.from({ length: 50 }, (_, i) => ({ key: `k${i}`, request: `Værmelding for Tromsø ${'🌧️'.repeat(i)} ≠ 天气 ${i}` }) as unknown as CellRecord);
+    await Promise.all(cells.map((c) => writer.append(c)));
+    await writer.close();
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    expect(lines.pop()).toBe('');
+    expect(lines.map((l) => JSON.parse(l)).sort((a, b) => Number(a.key.slice(1)) - Number(b.key.slice(1)))).toEqual(cells);
+  });
+});
+
 describe('cellLine', () => {
   const deepFreeze = <T>(v: T): T => {
     if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
