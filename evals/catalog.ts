@@ -359,11 +359,12 @@ export function freezeCatalog(base: SkillRegistryReader, requests: readonly Cand
   });
   const manifests = new Map<string, Promise<SkillManifest>>();
   const resources = new Map<string, Promise<SkillResourceBody>>();
-  // A failed read is not kept: the next cell tries again, as a runtime would.
+  // A failed read is not kept: the next cell tries again, as a runtime would. A kept one is a
+  // frozen copy every cell shares, so the selector renders and measures its content once.
   const remember = <T>(map: Map<string, Promise<T>>, key: string, read: () => Promise<T>): Promise<T> => {
     let p = map.get(key);
     if (!p) {
-      p = read();
+      p = read().then((value) => (value !== null && typeof value === 'object' && !Object.isFrozen(value) ? deepFreeze(structuredClone(value)) : value));
       map.set(key, p);
       p.catch(() => map.delete(key));
     }

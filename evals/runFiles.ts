@@ -124,6 +124,66 @@ export async function cutTornTail(file: string, scan: CellsScan): Promise<void> 
 }
 
 /**
+ * JSON texts of deeply frozen values, which many cells share by reference: a
+ * variant's pinning table (the runner pins each variant once), the candidate
+ * list offered to the model. A frozen value can never change, so its text is
+ * serialized once and reused.
+ */
+const frozenJson = new WeakMap<object, string>();
+
+function deeplyFrozen(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (!Object.isFrozen(value)) return false;
+  for (const v of Object.values(value)) if (!deeplyFrozen(v)) return false;
+  return true;
+}
+
+/** `JSON.stringify(value)`, reusing the text of a deeply frozen object or array. */
+function valueJson(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);
+  let text = frozenJson.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    if (deeplyFrozen(value)) frozenJson.set(value, text);
+  }
+  return text;
+}
+
+/** `JSON.stringify` of a plain object, with each field's text made by `field` (same keys, same order, same omissions). */
+function objectJson(value: object, field: (key: string, v: unknown) => string | undefined): string {
+  let out = '';
+  for (const key of Object.keys(value)) {
+    const text = field(key, (value as Record<string, unknown>)[key]);
+    // What JSON.stringify leaves out of an object: undefined, functions, symbols.
+    if (text === undefined) continue;
+    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+  }
+  return out === '' ? '{}' : `${out}}`;
+}
+
+const isPlainObject = (v: unknown): v is object => v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== 'function';
+
+function callsJson(calls: unknown): string | undefined {
+  if (!Array.isArray(calls) || Object.isFrozen(calls) || !calls.every(isPlainObject)) return valueJson(calls);
+  return `[${calls.map((c) => objectJson(c, (_, v) => valueJson(v))).join(',')}]`;
+}
+
+function traceJson(trace: unknown): string | undefined {
+  if (!isPlainObject(trace)) return valueJson(trace);
+  return objectJson(trace, (key, v) => (key === 'calls' ? callsJson(v) : valueJson(v)));
+}
+
+/**
+ * The line of a cell in `cells.jsonl`: exactly `JSON.stringify(cell)`, built
+ * field by field so the parts cells share (frozen, see {@link frozenJson}) are
+ * serialized once per run instead of once per cell.
+ */
+export function cellLine(cell: CellRecord): string {
+  if (!isPlainObject(cell)) return JSON.stringify(cell);
+  return objectJson(cell, (key, v) => (key === 'trace' ? traceJson(v) : valueJson(v)));
+}
+
+/**
  * Appends cells to a cells file. Writes are serialized so lines never
  * interleave; cells that finish while a write is in flight go out together in
  * the next one (group commit), so many concurrent cells cost few system calls
@@ -146,7 +206,7 @@ export class CellWriter {
   /** Appends one cell; resolves when its line is written. */
   append(cell: CellRecord): Promise<void> {
     // Serialized now, so a cell changed after this call is recorded as it was.
-    const line = `${JSON.stringify(cell)}\n`;
+    const line = `${cellLine(cell)}\n`;
     return new Promise<void>((resolve, reject) => {
       this.pending.push(line);
       this.waiters.push({ resolve, reject });
@@ -156,14 +216,16 @@ export class CellWriter {
 
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
-      // One string and one encoding per batch: a buffer per line costs more than the write.
-      const batch = Buffer.from(this.pending.join(''), 'utf8');
+      // One string per batch, written as a string: the file system layer encodes it outside the
+      // JavaScript heap, where a Buffer per batch (or per line) would cost an allocation and GC pressure.
+      const batch = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];
       try {
-        const { bytesWritten } = await this.handle.write(batch, 0, batch.length);
-        if (bytesWritten !== batch.length) throw new Error(`short write: ${bytesWritten} of ${batch.length} bytes`);
+        const bytes = Buffer.byteLength(batch, 'utf8');
+        const { bytesWritten } = await this.handle.write(batch, null, 'utf8');
+        if (bytesWritten !== bytes) throw new Error(`short write: ${bytesWritten} of ${bytes} bytes`);
         for (const w of waiters) w.resolve();
       } catch (error) {
         // The cells of a failed write see the failure; later ones still get their own attempt.

@@ -24,9 +24,12 @@ import { WorkbenchError } from '../core/errors';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../core/models/types';
 import { canonicalJson } from '../core/package/canonical';
 import { resolveSelectorLimits, type SelectorLimits } from '../core/selector/limits';
+import { checkBindings } from '../core/selector/bindings';
+import { pinCandidates, type PinningResult } from '../core/selector/pinning';
 import { selectForRequest, type SelectionResult, type SelectionTrace } from '../core/selector/select';
 import type { SelectionContext, SkillBinding } from '../core/selector/types';
 import type { SkillRegistryReader } from '../core/store/types';
+import { deepFreeze } from '../core/workspace/catalog';
 import { Aggregator } from './aggregate';
 import { cachedModel, type AnswerCache, type CacheStats } from './cache';
 import { redactValue } from '../core/redact';
@@ -309,6 +312,31 @@ interface CellContext {
   limitedResource: ModelClient | undefined;
   /** Aborts the selector calls in flight (a hard stop). */
   hard: AbortSignal;
+  /** The pinning every cell of a variant shares, when it pinned cleanly (see {@link variantPinnings}). */
+  pinning: (variant: EvalVariantPlan) => Promise<PinningResult | undefined>;
+}
+
+/**
+ * Pins each variant's bindings once, on its first cell. A variant's registry
+ * is its frozen catalog (evals/catalog.ts): every cell would resolve the same
+ * recorded answers, so they share one pinning (deeply frozen, so no cell can
+ * change another's). A pinning with any diagnostic or failure is not shared:
+ * those cells pin for themselves, as before, and record what they saw.
+ */
+function variantPinnings(limits: SelectorLimits): (variant: EvalVariantPlan) => Promise<PinningResult | undefined> {
+  const pinnings = new Map<EvalVariantPlan, Promise<PinningResult | undefined>>();
+  return (variant) => {
+    let pinning = pinnings.get(variant);
+    if (!pinning) {
+      // Bindings the selector would refuse are left to each cell, which records the refusal.
+      pinning = checkBindings(variant.bindings, limits.maxBindings).length > 0 ? Promise.resolve(undefined) : pinCandidates({ bindings: variant.bindings, registry: variant.registry, registryReadTimeoutMs: limits.registryReadTimeoutMs }).then(
+        (pinned) => (pinned.failure || pinned.diagnostics.length > 0 ? undefined : deepFreeze(pinned)),
+        () => undefined,
+      );
+      pinnings.set(variant, pinning);
+    }
+    return pinning;
+  };
 }
 
 /**
@@ -353,6 +381,7 @@ async function executeCell(ctx: CellContext, m: number, unit: Unit, repeat: numb
   const started = performance.now();
   let cell: CellRecord;
   try {
+    const pinning = await ctx.pinning(unit.variant);
     const result = await selectForRequest({
       request: c.request,
       boundary: c.boundary,
@@ -362,6 +391,7 @@ async function executeCell(ctx: CellContext, m: number, unit: Unit, repeat: numb
       ...(meteredResource && { resourceModel: meteredResource }),
       limits: ctx.limits,
       ...(unit.context && { context: unit.context }),
+      ...(pinning && { pinning }),
       signal: ctx.hard,
     });
     cell = cellFromResult(result, { model: specs[m]!, variant: unit.variant.info.label, case: c, repeat }, { costUsd: meter.cost, cached: meter.calls > 0 && meter.cachedCalls === meter.calls });
@@ -513,6 +543,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       limited: options.models.map(limit),
       limitedResource: options.resourceModel ? limit(options.resourceModel) : undefined,
       hard: controls.hard.signal,
+      pinning: variantPinnings(limits),
     };
 
     let fatal: unknown;

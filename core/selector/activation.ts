@@ -21,7 +21,7 @@ import { decodeActivation } from './decode';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from './limits';
 import { ACTIVATION_OUTPUT_FORMAT, ACTIVATION_TEMPLATE_V1 } from './prompts/activation-v1';
 import type { PromptTemplate } from './prompts/template';
-import { activationEntry, renderCatalog, renderContext, renderGuidance, renderRequest, type ActivationCatalogEntry } from './render';
+import { activationEntry, renderCatalog, renderContext, renderGuidance, renderRequest, type ActivationCatalogEntry, type RenderedCatalog } from './render';
 import type {
   ActivationSource,
   ActiveSkill,
@@ -160,8 +160,8 @@ async function autoActivation(
   calls: SelectorCallTrace[],
 ): Promise<{ pending: Pending[]; policy: PolicyTrace | null }> {
   if (pool.length === 0) return { pending: [], policy: null };
-  const sorted = [...pool].sort(byId);
-  const catalog = renderCatalog(sorted.map(activationEntry));
+  const auto = autoCatalog(pool);
+  const { sorted, catalog } = auto;
   if (sorted.length > limits.maxAutoCandidates || catalog.tokens > limits.catalogTokenBudget) {
     // Every reason, so fixing one does not reveal the other on the next run.
     const why = [
@@ -203,8 +203,9 @@ async function autoActivation(
     return { pending, policy: policyTrace };
   }
   // The catalog offered to the model: only the undecided candidates.
-  const offered = undecided === sorted ? catalog : renderCatalog(undecided.map(activationEntry));
-  const offeredIds = new Set(undecided.map((c) => c.id));
+  const offer = undecided === sorted ? offerOf(auto) : offering(undecided, renderCatalog(undecided.map(activationEntry)));
+  const offered = offer.catalog;
+  const offeredIds = offer.ids;
   const template = options.template ?? ACTIVATION_TEMPLATE_V1;
   const values = {
     request: renderRequest(options.request),
@@ -223,7 +224,7 @@ async function autoActivation(
       kind: 'activation',
       request: options.request,
       context: values.context,
-      options: undecided.map((c) => ({ id: c.id, text: catalogText(c) })),
+      options: offer.options,
       renderAnswer: (ids) => JSON.stringify({ activate: ids }),
     },
     model: options.model,
@@ -232,7 +233,7 @@ async function autoActivation(
     validate: (ids) => validateActivation(ids, offeredIds),
     toDecision: (ids) => ({ activate: ids }),
     retryTimeout: false,
-    candidates: undecided.map((c) => c.id),
+    candidates: offer.candidates,
     catalogTokens: offered.tokens,
     ...(options.signal && { signal: options.signal }),
   });
@@ -243,6 +244,76 @@ async function autoActivation(
     for (const c of undecided) if (chosen.has(c.id)) pending.push({ candidate: c, source: 'model' });
   }
   return { pending, policy: policyTrace };
+}
+
+/** An auto pool in identity order and its rendered catalog. */
+interface AutoCatalog {
+  sorted: PinnedCandidate[];
+  catalog: RenderedCatalog;
+  /** What is offered to the model when no policy decided any candidate; made on first use. */
+  offer?: Offering;
+}
+
+/** What the model is offered: the catalog, the offered identities, and their baseline texts. */
+interface Offering {
+  catalog: RenderedCatalog;
+  ids: ReadonlySet<string>;
+  candidates: string[];
+  options: { id: string; text: string }[];
+}
+
+/**
+ * Sorted auto pools and their catalogs, keyed by a frozen pool. An evaluation
+ * pins its frozen catalog once and every cell offers the same frozen pool
+ * (`autoPool`), so its catalog is rendered and its offer built once; a frozen
+ * pool cannot change, so the memo is exactly what building it would give.
+ */
+const autoCatalogs = new WeakMap<readonly PinnedCandidate[], AutoCatalog>();
+
+function autoCatalog(pool: readonly PinnedCandidate[]): AutoCatalog {
+  const known = autoCatalogs.get(pool);
+  if (known) return known;
+  const sorted = [...pool].sort(byId);
+  const built: AutoCatalog = { sorted, catalog: renderCatalog(sorted.map(activationEntry)) };
+  if (Object.isFrozen(pool) && pool.every((c) => Object.isFrozen(c))) {
+    Object.freeze(sorted);
+    autoCatalogs.set(pool, built);
+  }
+  return built;
+}
+
+function offering(undecided: readonly PinnedCandidate[], catalog: RenderedCatalog): Offering {
+  return {
+    catalog,
+    ids: new Set(undecided.map((c) => c.id)),
+    candidates: undecided.map((c) => c.id),
+    options: undecided.map((c) => ({ id: c.id, text: catalogText(c) })),
+  };
+}
+
+/** The offer of a whole auto pool; shared (frozen) when the pool is memoised. */
+function offerOf(auto: AutoCatalog): Offering {
+  if (auto.offer) return auto.offer;
+  const offer = offering(auto.sorted, auto.catalog);
+  if (Object.isFrozen(auto.sorted)) {
+    Object.freeze(offer.candidates);
+    for (const o of offer.options) Object.freeze(o);
+    Object.freeze(offer.options);
+    auto.offer = offer;
+  }
+  return offer;
+}
+
+/** Frozen auto pools of frozen candidate lists, so every cell of an evaluation offers the same pool object. */
+const autoPools = new WeakMap<readonly PinnedCandidate[], readonly PinnedCandidate[]>();
+
+/** The auto candidates of `candidates`, in their order. */
+function autoPool(candidates: readonly PinnedCandidate[]): PinnedCandidate[] {
+  const known = autoPools.get(candidates);
+  if (known) return known as PinnedCandidate[];
+  const pool = candidates.filter((c) => c.activation === 'auto');
+  if (Object.isFrozen(candidates) && candidates.every((c) => Object.isFrozen(c))) autoPools.set(candidates, Object.freeze(pool));
+  return pool;
 }
 
 /** The text a deterministic baseline judges a candidate by: the same fields the catalog line shows. */
@@ -315,8 +386,7 @@ export async function activateSkills(input: ActivationInput): Promise<Activation
     }
   }
 
-  const pool = input.candidates.filter((c) => c.activation === 'auto');
-  const auto = await autoActivation(pool, boundary, input, limits, diagnostics, calls);
+  const auto = await autoActivation(autoPool(input.candidates), boundary, input, limits, diagnostics, calls);
   pending.push(...auto.pending);
   const admitted = admit(state, pending, boundary, limits, diagnostics);
   const outcome: ActivationOutcome = {

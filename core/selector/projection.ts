@@ -188,6 +188,35 @@ export function renderResourceBlock(skill: string, name: string, content: string
   return [`<skill_resource skill="${encodeText(skill)}" name="${encodeText(name)}">`, encodeText(content), '</skill_resource>'].join('\n');
 }
 
+/** A rendered block and its estimated tokens. */
+interface MeasuredBlock {
+  block: string;
+  tokens: number;
+}
+
+/**
+ * Blocks already rendered and measured, per frozen manifest or resource body.
+ * An evaluation's frozen catalog serves every cell the same frozen objects, so
+ * each skill's instructions and each resource are rendered and counted once; a
+ * frozen source (and frozen instruction list) cannot change, so a hit is exactly
+ * what rendering again would give.
+ */
+const measuredBlocks = new WeakMap<object, Map<string, MeasuredBlock>>();
+
+function measured(source: object, lines: object, key: string, render: () => string, counter: Utf8Counter): MeasuredBlock {
+  const memo = Object.isFrozen(source) && Object.isFrozen(lines);
+  let known = memo ? measuredBlocks.get(source) : undefined;
+  const hit = known?.get(key);
+  if (hit) return hit;
+  const block = render();
+  const result = { block, tokens: block === '' ? 0 : estimateTokens(block, counter) };
+  if (memo) {
+    if (!known) measuredBlocks.set(source, (known = new Map()));
+    known.set(key, result);
+  }
+  return result;
+}
+
 /**
  * Loads, verifies and admits the content of one boundary. Never throws for
  * registry or content problems (they become diagnostics); rethrows cancellation.
@@ -241,13 +270,13 @@ export async function projectBoundary(input: ProjectionInput): Promise<Projectio
       skills.push({ ...base, status: a.required ? 'failed' : 'omitted', tokens: 0, reason: 'manifest unavailable' });
       continue;
     }
-    const block = renderSkillBlock(a.skill, manifest, boundary);
+    const lines = boundary === 'synthesis' ? manifest.response_instructions : manifest.planning_instructions;
+    const { block, tokens } = measured(manifest, lines, `${a.skill}\n${boundary === 'synthesis' ? 'response' : 'planning'}`, () => renderSkillBlock(a.skill, manifest, boundary), counter);
     if (block === '') {
       skills.push({ ...base, status: 'empty', tokens: 0 });
       projectedSkills.add(a.skill);
       continue;
     }
-    const tokens = estimateTokens(block, counter);
     const over =
       mainTokens + tokens > budgets.main
         ? `main budget (${mainTokens} + ${tokens} > ${budgets.main})`
@@ -308,8 +337,8 @@ export async function projectBoundary(input: ProjectionInput): Promise<Projectio
       resources.push({ ...base, status, tokens: 0, reason: 'content unavailable' });
       return;
     }
-    const block = renderResourceBlock(r.skill, r.name, body.content);
-    const tokens = estimateTokens(block, counter);
+    const content = body.content;
+    const { block, tokens } = measured(body, body, `${r.skill}\n${r.name}`, () => renderResourceBlock(r.skill, r.name, content), counter);
     if (!projectedSkills.has(r.skill)) {
       resources.push({ ...base, status, tokens, reason: 'its skill was not projected' });
       fail({ code: 'skill_content_omitted', boundary, skill: r.skill, resource: r.name, action, message: `resource ${r.skill}#${r.name} omitted: the instructions of ${r.skill} were not projected at this boundary` });

@@ -17,7 +17,7 @@ import { decodeResources } from './decode';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from './limits';
 import type { PromptTemplate } from './prompts/template';
 import { RESOURCE_OUTPUT_FORMAT, RESOURCE_TEMPLATE_V1 } from './prompts/resource-v1';
-import { renderCatalog, renderContext, renderGuidance, renderPriorSelections, renderRequest, type ResourceCatalogEntry } from './render';
+import { renderCatalog, renderContext, renderGuidance, renderPriorSelections, renderRequest, type RenderedCatalog, type ResourceCatalogEntry } from './render';
 import type {
   ResourceHistoryEntry,
   ResourceSelection,
@@ -98,15 +98,9 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
 
   // Eligible entries: active skills with a loaded manifest, resources whose scope includes this boundary.
   const activeIds = state.active.map((a) => a.skill).sort(compareIds);
-  const eligible: Entry[] = [];
-  for (const skill of activeIds) {
-    const manifest = Object.hasOwn(input.manifests, skill) ? input.manifests[skill] : undefined;
-    if (!manifest) continue;
-    const resources = [...manifest.resources].sort((a, b) => compareIds(a.name, b.name));
-    for (const index of resources) {
-      if (index.applies_to.length === 0 || index.applies_to.includes(boundary)) eligible.push({ skill, index });
-    }
-  }
+  const lists = activeIds.flatMap((skill) => (Object.hasOwn(input.manifests, skill) ? [eligibleEntries(input.manifests[skill]!, skill, boundary)] : []));
+  // One skill's list (the usual case) is offered as it is, so its offer is memoised too.
+  const eligible: readonly Entry[] = lists.length === 1 ? lists[0]! : lists.flat();
   const byKey = new Map(eligible.map((e) => [`${e.skill}#${e.index.name}`, e]));
 
   const pending: { entry: Entry; source: ResourceSource }[] = [];
@@ -145,11 +139,9 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
     }
   }
 
-  const remaining = eligible.filter((e) => !trustedKeys.has(`${e.skill}#${e.index.name}`));
-  const catalogEntries: ResourceCatalogEntry[] = remaining.map((e) => ({ skill: e.skill, name: e.index.name, description: e.index.description, load_when: e.index.load_when }));
-  const catalogIds = remaining.map((e) => `${e.skill}#${e.index.name}`);
+  const remaining = trustedKeys.size === 0 ? eligible : eligible.filter((e) => !trustedKeys.has(`${e.skill}#${e.index.name}`));
+  const { catalogIds, catalog, options } = resourceOffer(remaining);
   if (remaining.length > 0) {
-    const catalog = renderCatalog(catalogEntries);
     if (remaining.length > limits.maxResourceCandidates || catalog.tokens > limits.resourceCatalogTokenBudget) {
       const why = [
         ...(remaining.length > limits.maxResourceCandidates ? [`${remaining.length} resource candidates exceed maxResourceCandidates (${limits.maxResourceCandidates})`] : []),
@@ -181,7 +173,7 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
           kind: 'resource',
           request: input.request,
           context: values.context,
-          options: remaining.map((e) => ({ id: `${e.skill}#${e.index.name}`, text: `${e.index.description}\n${e.index.load_when}` })),
+          options,
           renderAnswer: (ids) => JSON.stringify({ resources: ids.map(splitKey) }),
         },
         model: input.model,
@@ -244,6 +236,59 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
   const outcome: ResourceSelectionOutcome = { state: { ...state, resourceHistory: history }, selected, catalog: catalogIds, diagnostics, calls };
   if (failure) outcome.failure = failure;
   return outcome;
+}
+
+/** Eligible entries of one skill's manifest at one boundary, in name order. */
+const eligibleMemo = new WeakMap<SkillManifest, Map<string, readonly Entry[]>>();
+
+/**
+ * The resources of `manifest` that apply at `boundary`, in name order. An
+ * evaluation's frozen catalog serves every cell the same frozen manifest, so
+ * the list is built once (and frozen) per manifest, skill and boundary.
+ */
+function eligibleEntries(manifest: SkillManifest, skill: string, boundary: Boundary): readonly Entry[] {
+  const memo = Object.isFrozen(manifest) && Object.isFrozen(manifest.resources) && manifest.resources.every((r) => Object.isFrozen(r) && Object.isFrozen(r.applies_to));
+  const key = `${skill}\n${boundary}`;
+  const known = memo ? eligibleMemo.get(manifest)?.get(key) : undefined;
+  if (known) return known;
+  const entries: Entry[] = [];
+  for (const index of [...manifest.resources].sort((a, b) => compareIds(a.name, b.name))) {
+    if (index.applies_to.length === 0 || index.applies_to.includes(boundary)) entries.push({ skill, index });
+  }
+  if (!memo) return entries;
+  const frozen = Object.freeze(entries.map((e) => Object.freeze(e)));
+  let byKey = eligibleMemo.get(manifest);
+  if (!byKey) eligibleMemo.set(manifest, (byKey = new Map()));
+  byKey.set(key, frozen);
+  return frozen;
+}
+
+/** What the resource selector is offered: identities, the rendered catalog, and the baseline texts. */
+interface ResourceOffer {
+  catalogIds: string[];
+  catalog: RenderedCatalog;
+  options: { id: string; text: string }[];
+}
+
+/** Offers of frozen entry lists (see {@link eligibleEntries}), frozen and shared by every cell that offers the same list. */
+const offers = new WeakMap<readonly Entry[], ResourceOffer>();
+
+function resourceOffer(entries: readonly Entry[]): ResourceOffer {
+  const known = offers.get(entries);
+  if (known) return known;
+  const catalogEntries: ResourceCatalogEntry[] = entries.map((e) => ({ skill: e.skill, name: e.index.name, description: e.index.description, load_when: e.index.load_when }));
+  const offer: ResourceOffer = {
+    catalogIds: entries.map((e) => `${e.skill}#${e.index.name}`),
+    catalog: renderCatalog(catalogEntries),
+    options: entries.map((e) => ({ id: `${e.skill}#${e.index.name}`, text: `${e.index.description}\n${e.index.load_when}` })),
+  };
+  if (Object.isFrozen(entries)) {
+    Object.freeze(offer.catalogIds);
+    for (const o of offer.options) Object.freeze(o);
+    Object.freeze(offer.options);
+    offers.set(entries, offer);
+  }
+  return offer;
 }
 
 function splitKey(id: string): ResourceSelection {

@@ -18,7 +18,7 @@ import type { SkillRegistryReader } from '../store/types';
 import { activateSkills, continueActivation, type ActivationOutcome, type ActivationPolicy, type PolicyTrace } from './activation';
 import { checkBindings, defaultBindings } from './bindings';
 import { effectiveTotalBudget, resolveSelectorLimits, type SelectorLimits } from './limits';
-import { pinCandidates } from './pinning';
+import { pinCandidates, type PinningResult } from './pinning';
 import { loadManifests, projectBoundary, type Projection } from './projection';
 import type { PromptTemplate } from './prompts/template';
 import { selectResources, type SelectedResource } from './resources';
@@ -60,6 +60,13 @@ export interface SelectForRequestInput {
   domainMode?: DomainCompatibilityMode;
   /** State of an earlier result of the same execution (continuation and synthesis). */
   state?: SelectionState;
+  /**
+   * The pinning of `bindings` against `registry`, done once beforehand and used
+   * in place of resolving them again: for a registry whose answers cannot change,
+   * as an evaluation's frozen catalog, where every cell would pin the same set.
+   * Ignored with `state` (an execution pins once).
+   */
+  pinning?: PinningResult;
   signal?: AbortSignal;
 }
 
@@ -194,23 +201,7 @@ export async function selectForRequest(input: SelectForRequestInput): Promise<Se
     state = input.state;
     if (boundary === 'continuation') activation = await continueActivation(state, { ...common, boundary });
   } else {
-    let bindings: readonly SkillBinding[];
-    if (input.bindings) {
-      // Re-check given bindings: the caller may have built them in code.
-      const issues = checkBindings(input.bindings, limits.maxBindings);
-      if (issues.length > 0) throw new WorkbenchError('invalid_request', `invalid bindings: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, { details: { issues } });
-      bindings = input.bindings;
-    } else {
-      bindings = await catalogBindings(input.registry, limits);
-    }
-    const pinned = await pinCandidates({
-      bindings,
-      registry: input.registry,
-      registryReadTimeoutMs: limits.registryReadTimeoutMs,
-      ...(input.domain !== undefined && { domain: input.domain }),
-      ...(input.domainMode && { domainMode: input.domainMode }),
-      ...(input.signal && { signal: input.signal }),
-    });
+    const pinned = input.pinning ?? (await pin(input, limits));
     trace.pinning = pinned.records;
     diagnostics.push(...pinned.diagnostics);
     state = { candidates: pinned.candidates, active: [], resourceHistory: [] };
@@ -274,6 +265,27 @@ export async function selectForRequest(input: SelectForRequestInput): Promise<Se
   diagnostics.push(...projection.diagnostics.slice(0, manifestCount), ...selection.diagnostics, ...projection.diagnostics.slice(manifestCount));
   failure = projection.failure ?? selection.failure;
   return result(state, selection.selected, projection);
+}
+
+/** Stage 1 for a fresh execution: the bindings (given, re-checked, or the catalog's) pinned against the registry. */
+async function pin(input: SelectForRequestInput, limits: SelectorLimits): Promise<PinningResult> {
+  let bindings: readonly SkillBinding[];
+  if (input.bindings) {
+    // Re-check given bindings: the caller may have built them in code.
+    const issues = checkBindings(input.bindings, limits.maxBindings);
+    if (issues.length > 0) throw new WorkbenchError('invalid_request', `invalid bindings: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, { details: { issues } });
+    bindings = input.bindings;
+  } else {
+    bindings = await catalogBindings(input.registry, limits);
+  }
+  return pinCandidates({
+    bindings,
+    registry: input.registry,
+    registryReadTimeoutMs: limits.registryReadTimeoutMs,
+    ...(input.domain !== undefined && { domain: input.domain }),
+    ...(input.domainMode && { domainMode: input.domainMode }),
+    ...(input.signal && { signal: input.signal }),
+  });
 }
 
 function projectionOfNothing(boundary: Boundary, limits: SelectorLimits): Projection {
