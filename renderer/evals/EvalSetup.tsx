@@ -178,7 +178,8 @@ export function EvalSetup({ tab }: TabViewProps) {
       return;
     }
     setSpecError(null);
-    setSpecInput('');
+    // The check is a round trip: what was typed meanwhile (the next spec) stays in the field.
+    setSpecInput((current) => (current.trim() === spec ? '' : current));
     setModels((m) => (m.includes(spec) ? m : [...m, spec]));
   };
 

@@ -349,4 +349,40 @@ describe("the workspace's skillbench.config.json in the evaluation setup", () =>
     await expect(second.getByTestId('eval-repeats').inputValue()).resolves.toBe('1');
     expect(pageErrors(page)).toEqual([]);
   });
+
+  it('keeps the next model spec typed while the previous one is still being checked', { timeout: E2E_TIMEOUT_MS }, async () => {
+    const specs = ['openai-compatible:http://127.0.0.1:9/v1#first', 'openai-compatible:http://127.0.0.1:9/v1#second'];
+    // The page's socket to the server, with the first spec's check held back until the next spec is typed.
+    let held: (() => void) | undefined;
+    const page = await app.page(undefined, {
+      beforeSignIn: (p) =>
+        p.routeWebSocket(/\/api\/ws/, (socket) => {
+          const server = socket.connectToServer();
+          socket.onMessage((message) => {
+            if (held === undefined && String(message).includes('"models.check"')) held = () => server.send(message);
+            else server.send(message);
+          });
+          server.onMessage((message) => socket.send(message));
+        }),
+    });
+    await page.getByTestId('activity-evals').click();
+    await page.getByTestId('eval-new').click();
+    const setup = page.locator('[data-testid="eval-setup"]:visible');
+    await setup.waitFor();
+    const field = setup.getByLabel('Add a model spec');
+    await field.click();
+    await page.keyboard.type(specs[0]!);
+    await setup.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(() => held !== undefined, { timeout: UI_WAIT_MS }).toBe(true);
+    await field.fill('');
+    await page.keyboard.type(specs[1]!);
+    held!();
+    // The first spec is added; the second, typed during its check, is still in the field.
+    await setup.getByLabel(specs[0]!).waitFor();
+    await expect(field.inputValue()).resolves.toBe(specs[1]);
+    await setup.getByRole('button', { name: 'Add', exact: true }).click();
+    await setup.getByLabel(specs[1]!).waitFor();
+    await expect(field.inputValue()).resolves.toBe('');
+    expect(pageErrors(page)).toEqual([]);
+  });
 });
