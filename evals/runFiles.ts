@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { WorkbenchError } from '../core/errors';
 import { writeFileAtomic } from '../core/fs/atomic';
 import type { CellRecord, EvalSummary, RunHeader } from './types';
+import { isDeeplyFrozen } from '../core/selector/frozen';
 
 /** File names inside a run directory. */
 export const RUN_FILES = Object.freeze({ header: 'header.json', cells: 'cells.jsonl', summary: 'summary.json', lock: 'lock' });
@@ -131,20 +132,13 @@ export async function cutTornTail(file: string, scan: CellsScan): Promise<void> 
  */
 const frozenJson = new WeakMap<object, string>();
 
-function deeplyFrozen(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return true;
-  if (!Object.isFrozen(value)) return false;
-  for (const v of Object.values(value)) if (!deeplyFrozen(v)) return false;
-  return true;
-}
-
 /** `JSON.stringify(value)`, reusing the text of a deeply frozen object or array. */
 function valueJson(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);
   let text = frozenJson.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
-    if (deeplyFrozen(value)) frozenJson.set(value, text);
+    if (isDeeplyFrozen(value)) frozenJson.set(value, text);
   }
   return text;
 }

@@ -18,6 +18,7 @@ import type { Boundary, SkillId } from '../package/types';
 import { compareIds } from './bindings';
 import { runSelectorCall } from './call';
 import { decodeActivation } from './decode';
+import { isDeeplyFrozen } from './frozen';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from './limits';
 import { ACTIVATION_OUTPUT_FORMAT, ACTIVATION_TEMPLATE_V1 } from './prompts/activation-v1';
 import type { PromptTemplate } from './prompts/template';
@@ -275,7 +276,7 @@ function autoCatalog(pool: readonly PinnedCandidate[]): AutoCatalog {
   if (known) return known;
   const sorted = [...pool].sort(byId);
   const built: AutoCatalog = { sorted, catalog: renderCatalog(sorted.map(activationEntry)) };
-  if (Object.isFrozen(pool) && pool.every((c) => Object.isFrozen(c))) {
+  if (isDeeplyFrozen(pool)) {
     Object.freeze(sorted);
     autoCatalogs.set(pool, built);
   }
@@ -312,7 +313,7 @@ function autoPool(candidates: readonly PinnedCandidate[]): PinnedCandidate[] {
   const known = autoPools.get(candidates);
   if (known) return known as PinnedCandidate[];
   const pool = candidates.filter((c) => c.activation === 'auto');
-  if (Object.isFrozen(candidates) && candidates.every((c) => Object.isFrozen(c))) autoPools.set(candidates, Object.freeze(pool));
+  if (isDeeplyFrozen(candidates)) autoPools.set(candidates, Object.freeze(pool));
   return pool;
 }
 

@@ -14,6 +14,7 @@ import type { Boundary, ResourceIndexEntry, SkillManifest } from '../package/typ
 import { compareIds } from './bindings';
 import { runSelectorCall } from './call';
 import { decodeResources } from './decode';
+import { isDeeplyFrozen } from './frozen';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from './limits';
 import type { PromptTemplate } from './prompts/template';
 import { RESOURCE_OUTPUT_FORMAT, RESOURCE_TEMPLATE_V1 } from './prompts/resource-v1';
@@ -247,7 +248,7 @@ const eligibleMemo = new WeakMap<SkillManifest, Map<string, readonly Entry[]>>()
  * the list is built once (and frozen) per manifest, skill and boundary.
  */
 function eligibleEntries(manifest: SkillManifest, skill: string, boundary: Boundary): readonly Entry[] {
-  const memo = Object.isFrozen(manifest) && Object.isFrozen(manifest.resources) && manifest.resources.every((r) => Object.isFrozen(r) && Object.isFrozen(r.applies_to));
+  const memo = Object.isFrozen(manifest) && isDeeplyFrozen(manifest.resources);
   const key = `${skill}\n${boundary}`;
   const known = memo ? eligibleMemo.get(manifest)?.get(key) : undefined;
   if (known) return known;
