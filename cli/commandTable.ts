@@ -61,7 +61,7 @@ export const COMMAND_TABLE: Readonly<Record<string, CommandSpec>> = {
       '--registry-url URL',
     ],
   },
-  serve: { operands: '', flags: ['--port N', '--host ADDR', '--open', '--workspace DIR', '--token-env NAME'] },
+  serve: { operands: '', flags: ['--port N', '--host ADDR', '--open', '--workspace DIR', '--token-env NAME', '--stall-timeout S'] },
   select: {
     operands: '',
     flags: [

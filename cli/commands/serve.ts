@@ -19,7 +19,7 @@ import { openBrowser } from '../web/open';
 import { startWebHost } from '../web/host';
 import { packageVersion } from '../version';
 
-const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR] [--token-env NAME]
+const usage = `Usage: skillbench serve [--port N] [--host ADDR] [--open] [--workspace DIR] [--token-env NAME] [--stall-timeout S]
 
 Serves the workbench UI and its API on one port for a browser. The first line
 on stdout is the address to open; it carries a one-time sign-in code that the
@@ -39,7 +39,12 @@ closes every connection and exits 0.
   --token-env NAME
                 also accept the value of the environment variable NAME (at
                 least 32 characters) as Authorization: Bearer, for scripts,
-                for the whole launch; it never signs a browser in`;
+                for the whole launch; it never signs a browser in
+  --stall-timeout S
+                close a WebSocket whose client has left more than 8 MiB of
+                answers unread for S seconds (default 30); the server starts
+                none of that socket's calls meanwhile, so its memory stays
+                bounded`;
 
 /** The shortest token --token-env accepts: a script's credential for the whole launch must not be guessable. */
 const MIN_API_TOKEN = 32;
@@ -52,6 +57,16 @@ export function exampleWorkspaceDir(): string {
 /** The built renderer, next to the sources. */
 export function rendererDir(): string {
   return fileURLToPath(new URL('../../dist/renderer/', import.meta.url));
+}
+
+/** The longest --stall-timeout: an hour. */
+const MAX_STALL_SECONDS = 3600;
+
+function stallArg(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = /^[0-9]+(\.[0-9]+)?$/.test(value) ? Number(value) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= MAX_STALL_SECONDS)) throw new UsageError(`--stall-timeout must be 1..${MAX_STALL_SECONDS} seconds, got '${value}'`);
+  return Math.round(seconds * 1000);
 }
 
 function portArg(value: string | undefined): number {
@@ -67,11 +82,13 @@ async function run(args: string[], io: CliIo): Promise<number> {
     open: { type: 'boolean' },
     workspace: { type: 'string' },
     'token-env': { type: 'string' },
+    'stall-timeout': { type: 'string' },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
   const host = values.host ?? '127.0.0.1';
   if (host.trim().length === 0) throw new UsageError('--host must not be empty');
   const port = portArg(values.port);
+  const stallMs = stallArg(values['stall-timeout']);
   if (values.workspace !== undefined && values.workspace.trim().length === 0) throw new UsageError('--workspace needs a folder');
   const workspaceDir = values.workspace === undefined ? exampleWorkspaceDir() : resolve(io.cwd, values.workspace);
   const tokenEnv = values['token-env'];
@@ -95,7 +112,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   }
   let web;
   try {
-    web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line), ...(apiToken !== undefined && { apiToken }) });
+    web = await startWebHost({ router, host, port, staticDir: rendererDir(), log: (line) => say(io, line), ...(apiToken !== undefined && { apiToken }), ...(stallMs !== undefined && { socketLimits: { stallMs } }) });
   } catch (error) {
     await service.close();
     const code = (error as { code?: unknown } | null)?.code;

@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
-import { expect } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import { startCli } from '../helpers/cli';
 import { ensureRendererBuilt as buildRenderer } from '../../scripts/rendererBuild.mjs';
 
@@ -130,6 +130,7 @@ export interface App {
   /**
    * A new browser context (of the shared browser) and page at `viewport` (default 1280×800), signed in through a sign-in link minted for it.
    * `beforeSignIn` sees the page before its first navigation (to watch every request the workbench makes from the start).
+   * The page closes when the test that opened it ends; one opened in a hook stays open until {@link App.close}.
    */
   page(viewport?: { width: number; height: number }, options?: { beforeSignIn?: (page: Page) => void | Promise<void> }): Promise<Page>;
   /** Calls a WorkbenchApi method over HTTP with the bearer token, as a script would. */
@@ -193,6 +194,14 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
       context.setDefaultTimeout(UI_WAIT_MS);
       context.setDefaultNavigationTimeout(NAVIGATION_WAIT_MS);
       contexts.push(context);
+      // A page opened inside a test closes with it, so a file's pages (each a workbench
+      // with its WebSocket, often with Monaco) do not pile up in memory until the file
+      // ends. A page opened in a hook (shared by the file's tests) stays until the app closes.
+      try {
+        onTestFinished(() => context.close().catch(() => undefined));
+      } catch {
+        // Not inside a test.
+      }
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));

@@ -140,5 +140,10 @@ describe('skillbench serve', () => {
       blocker.close();
     }
     expect((await runCli(['serve', '--port', 'x'], { cwd: dir })).code).toBe(2);
+    for (const bad of ['0', '0.5', '3601', '1e3', 'soon']) {
+      const r = await runCli(['serve', '--stall-timeout', bad], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home') } });
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr).toContain(`--stall-timeout must be 1..3600 seconds, got '${bad}'`);
+    }
   });
 });

@@ -3,7 +3,9 @@
  * `workspace.read` calls of a 15 MB file over one WebSocket and never reads
  * an answer cannot push the server's memory past a bound. The server runs at
  * most 8 calls of a socket at once, starts none while more than 8 MiB wait to
- * be sent, and cuts the socket once it has stayed that far behind for 30 s.
+ * be sent, and cuts the socket once it has stayed that far behind for the
+ * stall timeout (30 s by default; 5 s here, which the unread answers of 100
+ * reads, 1.5 GB, far outlast).
  *
  * The bound: the server's peak resident memory (VmHWM, Linux) stays below its
  * idle resident memory plus 640 MiB (8 answers of 15 MB, each held as file
@@ -28,7 +30,7 @@ describe.runIf(process.platform === 'linux')('skillbench serve memory under a cl
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'skillbench-memory-'));
     await largeWorkspace(join(dir, 'ws'), FILE_BYTES);
-    serve = await startServe(['--workspace', 'ws'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home') } });
+    serve = await startServe(['--workspace', 'ws', '--stall-timeout', '5'], { cwd: dir, env: { SKILLBENCH_HOME: join(dir, 'home') } });
     session = await signIn(serve.url);
   }, 120_000);
   afterAll(async () => {

@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { bundleChild, type ChildBundle } from '../../../helpers/childBundle';
 import { runCli } from '../../../helpers/cli';
 import { StoreError } from '../../../../core/store/errors';
 import { openLocalStore } from '../../../../core/store/local';
@@ -15,13 +15,19 @@ import { computeIntegrity } from '../../../../core/package/index';
 import { describeStoreConformance } from './conformance';
 import { samplePackage } from './samplePackage';
 
-const PUBLISHER = fileURLToPath(new URL('./fixtures/publisher.ts', import.meta.url));
-
-const CRASHER = fileURLToPath(new URL('./fixtures/crasher.ts', import.meta.url));
+// Bundled once: the crasher and publisher children start many times, on Node alone.
+let crasher: ChildBundle;
+let publisher: ChildBundle;
+beforeAll(async () => {
+  [crasher, publisher] = await Promise.all([bundleChild(new URL('./fixtures/crasher.ts', import.meta.url)), bundleChild(new URL('./fixtures/publisher.ts', import.meta.url))]);
+});
+afterAll(async () => {
+  await Promise.all([crasher?.remove(), publisher?.remove()]);
+});
 
 /** Runs the crasher fixture to its end: killed by SIGKILL at `at`, or exited. */
 function runCrasher(dir: string, id: SkillId, seed: string, at: 'after-commit' | 'repair' | 'none'): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CRASHER, dir, id.namespace, id.name, seed, at], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [crasher.file, dir, id.namespace, id.name, seed, at], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (c) => (stderr += String(c)));
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
@@ -99,7 +105,7 @@ function runPublisher(
   id: SkillId,
   count: number | 'forever',
 ): { done: Promise<{ code: number | null; stdout: string; stderr: string }>; progressed: Promise<void>; kill(): void } {
-  const child = spawn(process.execPath, ['--import', 'tsx', PUBLISHER, dir, id.namespace, id.name, count === 'forever' ? '--forever' : String(count)], {
+  const child = spawn(process.execPath, [publisher.file, dir, id.namespace, id.name, count === 'forever' ? '--forever' : String(count)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -11,44 +11,32 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DraftStore } from '../../../../core/workspace/drafts';
+import { bundleChild, type ChildBundle } from '../../../helpers/childBundle';
 import { openWorkbench } from '../../../helpers/workbench';
 import { SAVE_PATH, draftText, fileText, numberOf } from './fixtures/saveTexts';
 
 const KILLS = 100;
-const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 
 let dir: string;
-let child: string;
+let child: ChildBundle | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'skillbench-crash-'));
   // One bundle instead of a TypeScript loader per child: 100 starts stay cheap on a loaded machine.
-  // It lives under node_modules so its package imports resolve from the repository.
-  child = join(REPO, 'node_modules', '.cache', 'skillbench-tests', `saveLoop-${process.pid}.mjs`);
-  await build({
-    entryPoints: [fileURLToPath(new URL('./fixtures/saveLoop.ts', import.meta.url))],
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    outfile: child,
-    logLevel: 'error',
-  });
+  child = await bundleChild(new URL('./fixtures/saveLoop.ts', import.meta.url));
 });
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
-  if (child) await rm(child, { force: true });
+  await child?.remove();
 });
 
 /** Runs the loop once and SIGKILLs it after `lines` acknowledgements (plus `delayMs`); returns the acknowledgements seen. */
 function runUntilKilled(dataDir: string, root: string, lines: number, delayMs: number): Promise<{ file: number; draft: number; killed: boolean; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [child, dataDir, root], { cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [child!.file, dataDir, root], { cwd: dir, env: { PATH: process.env['PATH'] ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let stderr = '';
     let ready = false;
