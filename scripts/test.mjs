@@ -1,17 +1,18 @@
 #!/usr/bin/env node
 // `npm test`: provision the system packages the tests need, build the CLI bundle
-// the tests spawn (and the renderer the e2e tests serve), run vitest in two phases (the unit, unit-heap and integration projects,
-// then the e2e project alone, so Chromium never competes with them for the two
-// cores), and end with one line `N passed, N failed` counted from both phases'
-// JSON reports. The exit code is vitest's: 0 only when both phases passed.
+// the tests spawn, run vitest in two phases (the unit, unit-heap and integration
+// projects, with the renderer the e2e tests serve built beside them; then the e2e
+// project alone, so Chromium never competes with them for the two cores), and end
+// with one line `N passed, N failed` counted from both phases' JSON reports. The
+// exit code is vitest's: 0 only when both phases passed.
 //
 // Arguments go to both phases (`npm test -- test/unit/cli` runs what matches).
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { buildCli } from './build-cli.mjs';
-import { ensureRendererBuilt } from './rendererBuild.mjs';
 import { combinedSummaryLine } from './testSummary.mjs';
 
 /** Debian packages the tests need, by the command that proves each is present. */
@@ -49,20 +50,41 @@ function provision() {
   }
 }
 
+/**
+ * Runs `ensureRendererBuilt` (rendererBuild.mjs) in a child process; resolves when it ends. A failed
+ * build is reported here and again, with vite's output, by the first test that needs it.
+ */
+function buildRendererInBackground() {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'rendererBuild.mjs')).href)}).then((m) => m.ensureRendererBuilt())`], { stdio: ['ignore', 'inherit', 'inherit'] });
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`npm test: could not start the renderer build: ${error.message}`);
+      resolve();
+    });
+    child.on('close', (code) => {
+      if (code !== 0) console.error(`npm test: the renderer build failed (exit ${code}); the e2e tests will try it again`);
+      resolve();
+    });
+  });
+}
+
 provision();
 // Tests that need a real process spawn bin/skillbench.mjs, which runs this bundle.
 await buildCli({ prune: true });
 
 const extra = process.argv.slice(2);
-// The whole suite: build the renderer once, up front. The node tests' `npm start` test
-// then finds it built, and the e2e phase starts with it instead of building it again.
-if (extra.length === 0) ensureRendererBuilt();
+// The whole suite: build the renderer once, beside the node tests (which leave some of
+// the cores idle while they wait on processes and sockets). The `npm start` test waits
+// for this build through the build's lock, and the e2e phase starts once it is done
+// instead of building it again.
+const rendererBuild = extra.length === 0 ? buildRendererInBackground() : undefined;
 const phases = [
   ['--project', 'unit', '--project', 'unit-heap', '--project', 'integration'],
   ['--project', 'e2e'],
 ];
 const runs = [];
 for (const projects of phases) {
+  if (projects.includes('e2e') && rendererBuild) await rendererBuild;
   const results = join(tmpdir(), `skillbench-vitest-${process.pid}-${runs.length}.json`);
   const vitest = spawnSync(
     process.execPath,

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureRendererBuilt } from '../../../scripts/rendererBuild.mjs';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const START = join(ROOT, 'scripts', 'start.mjs');
@@ -40,6 +41,9 @@ function runStart(env: Record<string, string>) {
 
 let dir: string;
 beforeAll(async () => {
+  // `npm test` builds the renderer beside these tests: wait for that build (its lock) or
+  // make it here, so the script under test finds the UI built and never races a build.
+  ensureRendererBuilt();
   dir = await mkdtemp(join(tmpdir(), 'skillbench-start-'));
 });
 afterAll(async () => {
