@@ -46,6 +46,7 @@ describe.runIf(process.platform === 'linux')('skillbench serve memory under a cl
     const { idle, after } = await nonReadingClient(serve, session, 100);
     expect(after.peak).toBeLessThan(idle.rss + PEAK_ABOVE_IDLE_BYTES);
     expect(serve.stderr()).toContain('stopped reading');
+    expect(serve.stderr()).toContain('for 5000 ms');
     expect((await callApi(serve.url.origin, session, 'app.info')).ok).toBe(true);
   }, 180_000);
 });
