@@ -3,7 +3,7 @@
  * open a skill in the editor, add an activation example by keyboard, press a
  * command's chord from the keymap table.
  */
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { keymapEntry } from '../../renderer/keymap';
 import { playwrightChord } from '../../renderer/shell/keys';
@@ -178,6 +178,21 @@ export async function expectErrors(page: Page, errors: number, timeout?: number)
   } catch (error) {
     throw new Error(`The status bar never counted ${errors} error${errors === 1 ? '' : 's'} (it shows ${await statusErrors(page)}).\n${await editorState(page)}`, { cause: error });
   }
+}
+
+/**
+ * Waits until the problems list (of `scope`, default the page) shows a problem
+ * with `code`, and returns it; when it never does, the failure shows what the
+ * editor holds (see {@link editorState}).
+ */
+export async function expectProblem(page: Page, code: string, scope: Page | Locator = page): Promise<Locator> {
+  const problem = scope.getByTestId(`problem-${code}`);
+  try {
+    await problem.first().waitFor();
+  } catch (error) {
+    throw new Error(`The editor never listed the problem ${code}.\n${await editorState(page)}`, { cause: error });
+  }
+  return problem;
 }
 
 /**

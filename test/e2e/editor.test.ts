@@ -20,7 +20,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, OptimizeRunView, PackageRevision, PublishOutcome } from '../../core/api/contract';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors, expectErrors, lineEnd, typeInEditor } from './authoring';
+import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors, expectErrors, expectProblem, lineEnd, typeInEditor } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
@@ -70,8 +70,7 @@ describe('package editor (journey 1)', () => {
 
     // An empty example: a squiggle, a problem at its pointer, the status count.
     await addEmptyExample(page);
-    const problem = page.getByTestId('problem-empty_entry');
-    await problem.waitFor();
+    const problem = await expectProblem(page, 'empty_entry');
     await expect(problem.getAttribute('data-pointer')).resolves.toBe('/activation_examples/should_activate/1');
     await page.locator('.squiggly-error').first().waitFor();
     await expectErrors(page, 1);

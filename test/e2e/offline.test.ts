@@ -19,7 +19,7 @@ import { bearerTokenAuthenticator, createAdminServer, stopServer } from '../../c
 import { openLocalStore } from '../../core/store/local';
 import type { SkillStore } from '../../core/store/types';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcpProxy';
-import { addEmptyExample, addExample, goToSkill, pressCommand, expectErrors, typeInEditor } from './authoring';
+import { addEmptyExample, addExample, goToSkill, pressCommand, expectErrors, expectProblem, typeInEditor } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, startApp, UI_WAIT_MS, type App } from './harness';
 
 const TOKEN = 'pr0d-t0ken-4c7a91';
@@ -162,7 +162,7 @@ describe('connections and offline (journey 3)', () => {
     await expect.poll(() => panel.getByTestId('editor-save-state').textContent(), { timeout: UI_WAIT_MS }).toBe('Draft saved');
 
     await addEmptyExample(page);
-    await panel.getByTestId('problem-empty_entry').waitFor();
+    await expectProblem(page, 'empty_entry', panel);
     await panel.locator('.squiggly-error').first().waitFor();
     await expectErrors(page, 1, UI_WAIT_MS);
     await expect(publish.isDisabled()).resolves.toBe(true);
