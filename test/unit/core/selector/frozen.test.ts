@@ -11,4 +11,13 @@ describe('isDeeplyFrozen', () => {
     expect(isDeeplyFrozen(Object.freeze([Object.freeze({ domains: [] })]))).toBe(false);
     expect(isDeeplyFrozen({})).toBe(false);
   });
+
+  it('answers again once the mutable part is frozen, and keeps its yes', () => {
+    const tags = ['a'];
+    const value = Object.freeze({ tags });
+    expect(isDeeplyFrozen(value)).toBe(false);
+    Object.freeze(tags);
+    expect(isDeeplyFrozen(value)).toBe(true);
+    expect(isDeeplyFrozen(value)).toBe(true);
+  });
 });
