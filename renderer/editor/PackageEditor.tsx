@@ -27,7 +27,7 @@ import { ProblemsPanel } from './ProblemsPanel';
 import { countProblems, positionOf, stepProblem } from './problems';
 import { editorActions } from './actions';
 import { findingsOf, useEditorStore } from './useEditorStore';
-import { usePackageSession, useExternalReplace, useLayoutWhenShown, usePublishedBaseline, type RestoreOffer } from './usePackageSession';
+import { useCursorStatus, usePackageSession, useExternalReplace, useLayoutWhenShown, usePublishedBaseline, type RestoreOffer } from './usePackageSession';
 import './editor.css';
 
 /** Which view of the one package text the editor shows. */
@@ -64,6 +64,7 @@ export function PackageEditor({ tab, active }: TabViewProps) {
   useExternalReplace(editorRef, doc?.replace);
   usePublishedBaseline(tab.id, doc?.publishedText, savedText);
   useLayoutWhenShown(editorRef, active && mode === 'json');
+  useCursorStatus(tab.id, editorRef, loaded.state === 'ready' && mode === 'json');
 
   const findings = useMemo(() => findingsOf(doc), [doc]);
   const meters = useMemo(() => (doc?.check && doc.limits ? packageMeters(doc.check, doc.limits, params.skill) : []), [doc?.check, doc?.limits, params.skill]);

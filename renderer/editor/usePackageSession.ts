@@ -9,7 +9,7 @@ import { useEffect, useRef, useState, type RefObject } from 'react';
 import type { SkillAuthoringLimits } from '../../core/package/types';
 import { workbenchClient } from '../api/client';
 import { messageOf } from '../shell/useNotificationsStore';
-import { useStatusStore } from '../shell/useStatusStore';
+import { useStatusStore, type Cursor } from '../shell/useStatusStore';
 import { useTabsStore } from '../shell/useTabsStore';
 import type { EditorTabParams } from './index';
 import { createAutosaver, openDocument } from './document';
@@ -182,6 +182,35 @@ export function usePackageSession(tabId: string, params: EditorTabParams, host: 
   }, [tabId]);
 
   return { loaded, editorRef, savedText, autosaver };
+}
+
+/** Where the editor's cursor is and what it selects, for the status bar. */
+function cursorOf(editor: monaco.editor.IStandaloneCodeEditor): Cursor | undefined {
+  const model = editor.getModel();
+  const selections = editor.getSelections();
+  const primary = selections?.[0];
+  if (!model || !selections || !primary) return undefined;
+  const selected = selections.reduce((sum, s) => sum + model.getValueLengthInRange(s), 0);
+  return { line: primary.positionLineNumber, column: primary.positionColumn, selected, selections: selections.length };
+}
+
+/**
+ * Keeps the status bar's cursor item in step with the editor while the text
+ * is `shown` (the form view has no text cursor); it is removed otherwise.
+ */
+export function useCursorStatus(tabId: string, editorRef: RefObject<monaco.editor.IStandaloneCodeEditor | null>, shown: boolean): void {
+  useEffect(() => {
+    const editor = editorRef.current;
+    const status = useStatusStore.getState();
+    if (!editor || !shown) {
+      status.set(tabId, { cursor: undefined });
+      return;
+    }
+    const show = () => useStatusStore.getState().set(tabId, { cursor: cursorOf(editor) });
+    show();
+    const subscription = editor.onDidChangeCursorSelection(show);
+    return () => subscription.dispose();
+  }, [tabId, editorRef, shown]);
 }
 
 /** A replacement from outside (a completed merge, an applied proposal) as one undoable edit. */

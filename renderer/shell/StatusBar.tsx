@@ -2,7 +2,7 @@
  * The status bar. Left: the connection of the active tab (or the active
  * connection) in its environment colour, Offline when it does not answer; the
  * problem counts and the base revision the active tab reports. Right: items
- * modules contribute, the tab's meter and mode. Colour means error, warning or
+ * modules contribute, the text cursor, the tab's meter and mode. Colour means error, warning or
  * environment, nothing else.
  */
 import { useConnection } from '../connections/queries';
@@ -11,7 +11,7 @@ import { textOn } from '../connections/env';
 import { executeCommand } from './commands';
 import { messageOf, useNotificationsStore } from './useNotificationsStore';
 import { useActiveTab } from './useTabsStore';
-import { useStatusStore, type Meter } from './useStatusStore';
+import { cursorText, useStatusStore, type Meter } from './useStatusStore';
 import { useRegistry } from './views';
 
 function formatCount(n: number): string {
@@ -98,6 +98,11 @@ export function StatusBar() {
       {items.map((Item, i) => (
         <Item key={i} />
       ))}
+      {status?.cursor && (
+        <span className="status-item" data-testid="status-cursor" title="Cursor position">
+          {cursorText(status.cursor)}
+        </span>
+      )}
       {status?.meter && <MeterItem meter={status.meter} />}
       {status?.mode && (
         <span className="status-item" data-testid="status-mode">

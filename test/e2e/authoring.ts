@@ -70,8 +70,19 @@ async function editorReady(page: Page, tabId: string): Promise<void> {
   await page.waitForFunction((id) => document.activeElement?.closest('.monaco-editor') !== null && document.activeElement?.closest(`[id="${id}"]`) !== null, `panel-${tabId}`);
 }
 
-/** Puts the cursor at the start of the line holding `text` with Monaco's find (keyboard only). */
-export async function goToText(page: Page, text: string): Promise<void> {
+/** The status bar's cursor item (`Ln 12, Col 5 (51 selected)`) of the active tab, read once. */
+export async function statusCursor(page: Page): Promise<{ line: number; column: number; selected: number }> {
+  const text = (await page.getByTestId('status-cursor').textContent()) ?? '';
+  const match = /^Ln (\d+), Col (\d+)(?: \((\d+) selected\))?$/.exec(text);
+  if (!match) throw new Error(`The status bar's cursor item reads "${text}"`);
+  return { line: Number(match[1]), column: Number(match[2]), selected: Number(match[3] ?? 0) };
+}
+
+/**
+ * Puts the cursor at the start of the line holding `text` with Monaco's find
+ * (keyboard only) and returns that line's number, as the status bar shows it.
+ */
+export async function goToText(page: Page, text: string): Promise<number> {
   await page.keyboard.press('ControlOrMeta+f');
   // Type only once the find widget is open and holds the focus: on a busy machine it opens
   // after the key press returns. Its input may be seeded with the word at the cursor or the
@@ -85,18 +96,19 @@ export async function goToText(page: Page, text: string): Promise<void> {
   await page.keyboard.press('Enter');
   await page.keyboard.press('Escape');
   await page.locator('.find-widget.visible').waitFor({ state: 'detached' });
-  // The match stays selected: keys sent before the text area has the focus back would
-  // be lost, and the next quote typed would wrap or replace the selection instead.
   await page.waitForFunction(() => document.activeElement?.closest('.monaco-editor') != null && document.activeElement.closest('.find-widget') == null);
-  // Home until the match is no longer selected: a key the editor has not taken yet leaves it
-  // selected, and what is typed next would replace it (seen under load).
-  // The editor checked is the one holding the focus (another tab's editor may be in the page).
+  // The match is selected, and what is typed next would replace it (or be wrapped in the
+  // quotes typed; seen under load, when the keys below came before the selection). So wait
+  // until the status bar counts the match as selected, then press Home until it counts
+  // nothing selected: each reading follows the editor's own cursor events.
+  await page.getByTestId('status-cursor').filter({ hasText: `(${text.length} selected)` }).waitFor();
   await expect
     .poll(async () => {
       await page.keyboard.press('Home');
-      return page.evaluate(() => document.activeElement?.closest('.monaco-editor')?.querySelector('.selected-text') == null);
+      return (await statusCursor(page)).selected;
     })
-    .toBe(true);
+    .toBe(0);
+  return (await statusCursor(page)).line;
 }
 
 /**
@@ -129,9 +141,11 @@ export async function lineEnd(page: Page): Promise<void> {
  * the second quote steps over it.
  */
 export async function addEmptyExample(page: Page): Promise<void> {
-  await goToText(page, FIRST_EXAMPLE);
+  const line = await goToText(page, FIRST_EXAMPLE);
   await lineEnd(page);
   await page.keyboard.press('Enter');
+  // Type on the new line only: the status bar moves there when the editor has taken the Enter.
+  await page.getByTestId('status-cursor').filter({ hasText: new RegExp(`^Ln ${line + 1}, Col \\d+$`) }).waitFor();
   await typeInEditor(page, '"",');
 }
 

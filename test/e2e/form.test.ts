@@ -57,6 +57,8 @@ describe('package editor form view', () => {
     await pressCommand(page, 'editor.toggleForm');
     await form.waitFor();
     await expect(json.isVisible()).resolves.toBe(false);
+    // The form has no text cursor: the status bar drops its line and column.
+    await page.getByTestId('status-cursor').waitFor({ state: 'detached' });
     await expect(page.getByTestId('editor-view-form').getAttribute('aria-pressed')).resolves.toBe('true');
     await expect(page.getByTestId('form-identity').textContent()).resolves.toContain(SKILL.name);
 
