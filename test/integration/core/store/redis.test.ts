@@ -251,8 +251,11 @@ describe('redis adapter', () => {
       try {
         await store.publish({ id: { namespace: 'drop', name: 'a' }, body: body('drop'), precondition: { kind: 'create' } });
         proxy.blackhole(true);
+        proxy.reset();
         const pending = rejection(store.listMetadata());
-        await new Promise((r) => setTimeout(r, 50));
+        // Cut the link once the request is on the wire (the proxy swallowed it), not after a
+        // fixed pause a loaded machine can outlast.
+        while (proxy.roundTrips() === 0) await new Promise((r) => setTimeout(r, 5));
         proxy.dropConnections();
         const dropped = await pending;
         expect(dropped.code).toBe('unavailable');
