@@ -1,17 +1,19 @@
 /**
  * The files of a run directory: `header.json` (written once, atomically),
  * `cells.jsonl` (one finished cell per line, appended in whole lines),
- * `summary.json` (rewritten atomically at the end) and `lock` (the pid of the
- * runner using the folder).
+ * `summary.json` (rewritten atomically at the end) and `lock` (the runner
+ * using the folder, see {@link lockRunDir}).
  *
  * A kill can leave at most one torn line at the end of `cells.jsonl`: readers
  * skip it, and a resuming runner cuts it off before appending.
  */
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rm, truncate, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { WorkbenchError } from '../core/errors';
 import { writeFileAtomic } from '../core/fs/atomic';
+import { FileLock } from '../core/fs/fileLock';
 import type { CellRecord, EvalSummary, RunHeader } from './types';
 import { isDeeplyFrozen } from '../core/selector/frozen';
 
@@ -236,37 +238,28 @@ export class CellWriter {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+/** How old a lock written on another machine (a shared folder) must be before it counts as abandoned. */
+const FOREIGN_RUN_LOCK_STALE_MS = 24 * 3600 * 1000;
 
 /**
- * Takes the run directory's lock: one runner per folder, so two processes never
- * append the same cells. A lock left by a dead process is taken over.
+ * Takes the run directory's lock (core/fs/fileLock: complete when linked into
+ * place, its holder named by pid, start time and boot id): one runner per
+ * folder, so two processes never append the same cells. A lock whose holder is
+ * gone is taken over; a live holder makes this fail at once with `conflict`.
  * Returns the release function.
  */
 export async function lockRunDir(dir: string): Promise<() => Promise<void>> {
   await mkdir(dir, { recursive: true });
-  const file = join(dir, RUN_FILES.lock);
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      const handle = await open(file, 'wx');
-      await handle.write(`${process.pid}\n`);
-      await handle.close();
-      return () => rm(file, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-      if (Number.isSafeInteger(pid) && pid > 0 && alive(pid)) {
-        throw new WorkbenchError('conflict', `another evaluation (pid ${pid}) is writing to ${dir}; wait for it or use another --out folder`);
-      }
-      await rm(file, { force: true });
-    }
-  }
-  throw new WorkbenchError('conflict', `could not lock ${dir}`);
+  const lock = new FileLock(dir, {
+    timeoutMs: 0,
+    foreignStaleMs: FOREIGN_RUN_LOCK_STALE_MS,
+    timeoutError: (holder) =>
+      new WorkbenchError(
+        'conflict',
+        `another evaluation${holder ? ` (pid ${holder.pid}${holder.host === hostname() ? '' : ` on ${holder.host}`}, since ${holder.at})` : ''} is writing to ${dir}; wait for it or use another --out folder`,
+      ),
+  });
+  const held = await lock.acquire({ purpose: 'evaluation run' });
+  if (held.abandoned) await lock.removeStaleCandidates();
+  return async () => lock.release(held.token);
 }

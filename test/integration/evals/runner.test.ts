@@ -3,6 +3,7 @@
  * server replaying the Chat Completions wire format) and the example skills
  * served from their folder: real HTTP, real files, real selector pipeline.
  */
+import { existsSync } from 'node:fs';
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -309,8 +310,9 @@ describe('runEval over an emulated OpenAI-compatible endpoint', () => {
     const sm = await model(slow, 'slow');
     const busy = runDir();
     const running = runEval({ models: [sm], skills: [p], runDir: busy });
-    await new Promise((r) => setTimeout(r, 20));
-    await expect(runEval({ models: [sm], skills: [p], runDir: busy })).rejects.toMatchObject({ code: 'conflict' });
+    // The second run starts once the first holds the folder's lock (not after a pause).
+    while (!existsSync(join(busy, 'lock'))) await new Promise((r) => setTimeout(r, 5));
+    await expect(runEval({ models: [sm], skills: [p], runDir: busy })).rejects.toMatchObject({ code: 'conflict', message: expect.stringContaining(`(pid ${process.pid}, since `) });
     expect((await running).complete).toBe(true);
   });
 });
