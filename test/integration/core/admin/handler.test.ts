@@ -733,9 +733,9 @@ describe('admin handler over a local registry', () => {
         await call(logged, 'GET', `${BASE}/${ns}/skill/versions/1`, { headers: auth });
         await call(logged, 'GET', BASE, { headers: { authorization: 'Bearer wrong-secret-value' } });
 
-        await new Promise((r) => setTimeout(r, 50));
+        // A request is logged when its answer is finished: wait for the seven lines, not for a moment.
+        await expect.poll(() => logged.logs.length).toBeGreaterThanOrEqual(7);
         const entries = logged.logs.slice();
-        expect(entries.length).toBeGreaterThanOrEqual(7);
         for (const e of entries) {
           expect(Object.keys(e).sort()).toEqual(e.code === undefined ? ['duration_ms', 'method', 'route', 'status'] : ['code', 'duration_ms', 'method', 'route', 'status']);
           expect(e.duration_ms).toBeGreaterThanOrEqual(0);

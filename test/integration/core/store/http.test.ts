@@ -477,7 +477,8 @@ describe('http store specifics', () => {
       { ...ids[1]!, version: 1 },
       { namespace: 'BAD', name: 'x', version: 'published' },
     ]);
-    await new Promise((r) => setTimeout(r, 50));
+    // The host logs a request when its answer is finished: wait for both lines, not for a moment.
+    await expect.poll(() => host.logs.length - before).toBeGreaterThanOrEqual(2);
     const calls = host.logs.slice(before).map((e) => `${e.method} ${e.route}`);
     expect(results.map((r) => r.status)).toEqual(['found', 'found', 'found', 'found', 'found', 'found', 'found', 'invalid']);
     expect(calls.sort()).toEqual([`GET ${BASE}`, `GET ${BASE}/{namespace}/{name}/versions/{version}`]);
