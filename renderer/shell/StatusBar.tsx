@@ -2,8 +2,8 @@
  * The status bar. Left: the connection of the active tab (or the active
  * connection) in its environment colour, Offline when it does not answer; the
  * problem counts and the base revision the active tab reports. Right: items
- * modules contribute, the text cursor, the tab's meter and mode. Colour means error, warning or
- * environment, nothing else.
+ * modules contribute, the text cursor, the tab's meter and mode. Colour means
+ * error, warning or environment, nothing else.
  */
 import { useConnection } from '../connections/queries';
 import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
