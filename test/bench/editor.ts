@@ -13,7 +13,7 @@ import type { PackageRevision } from '../../core/api/contract';
 import type { SkillPackage } from '../../core/package/types';
 import { openEditor } from '../e2e/authoring';
 import { startApp } from '../e2e/harness';
-import type { BenchRow } from './harness';
+import { median, type BenchRow } from './harness';
 
 const WORDS = 'the a to of and or in for with when before after check confirm report incident alert metric latency error owner change window risk customer summary step tool output value threshold region replica cache version'.split(' ');
 
@@ -54,12 +54,6 @@ async function keystroke(page: Page, key: string): Promise<number> {
   await page.keyboard.press(key);
   await page.waitForFunction((seq) => document.querySelector('[data-testid="editor-monaco"]')?.getAttribute('data-validated-seq') !== seq, before);
   return Number(await monaco.getAttribute('data-feedback-ms'));
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 export async function bench(): Promise<BenchRow[]> {

@@ -36,7 +36,7 @@ import type { Page } from 'playwright-core';
 import { selectorAnswer, startChatEndpoint, type ChatEndpoint } from '../helpers/chatEndpoint';
 import { runCliProcess } from '../helpers/cli';
 import { startApp, type App } from '../e2e/harness';
-import type { BenchRow } from './harness';
+import { median, type BenchRow } from './harness';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SKILL = 'travel/weather-assessment';
@@ -46,12 +46,6 @@ const DELAY_MS = 40;
 const REPEATS = 20;
 const CONCURRENCY = 4;
 const ROUNDS = 3;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /** The emulated model: activates on weathery requests, answers after {@link DELAY_MS}. */
 function emulatedModel(): Promise<ChatEndpoint> {

@@ -31,18 +31,12 @@ import { optimizeDescription, type OptimizeReport } from '../../evals/optimize';
 import { planEval } from '../../evals/plan';
 import { createKeywordProposer } from '../../evals/proposers';
 import { runEval } from '../../evals/runner';
-import type { BenchRow } from './harness';
+import { median, type BenchRow } from './harness';
 
 const SUITE = 'optimize';
 const SEED = 1;
 const TARGET_MS = 60_000;
 const PACKAGES = fileURLToPath(new URL('../../examples/skills/packages/', import.meta.url));
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 /** Runs the bench. */
 export async function bench(): Promise<BenchRow[]> {

@@ -19,7 +19,7 @@ import { redisKeyspace } from '../../core/store/redisKeyspace';
 import type { CandidateRequest, SkillStore } from '../../core/store/types';
 import { startRedis } from '../helpers/redis';
 import { startTcpProxy } from '../helpers/tcpProxy';
-import { compare, type BenchRow } from './harness';
+import { compare, median, type BenchRow } from './harness';
 
 const SUITE = 'store-redis';
 const SKILLS = 10_000;
@@ -95,12 +95,6 @@ async function capturedWrites(raw: Redis, from: number, to: number, rawPrefix: s
     ]);
   }
   return out;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Runs the suite and returns its rows. */

@@ -11,16 +11,10 @@ import { performance } from 'node:perf_hooks';
 import { playwrightChord } from '../../renderer/shell/keys';
 import { seedMany } from '../e2e/fixtures';
 import { startApp } from '../e2e/harness';
-import type { BenchRow } from './harness';
+import { median, type BenchRow } from './harness';
 
 const SKILLS = 10_000;
 const ROUNDS = 7;
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 export async function bench(): Promise<BenchRow[]> {
   const app = await startApp({ seed: (store) => seedMany(store, SKILLS) });

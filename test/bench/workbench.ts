@@ -14,7 +14,7 @@ import { configHash } from '../../evals/runner';
 import type { CaseInfo, CellRecord, RunHeader } from '../../evals/types';
 import { resolveSelectorLimits } from '../../core/selector/limits';
 import { startApp } from '../e2e/harness';
-import type { BenchRow } from './harness';
+import { median, type BenchRow } from './harness';
 
 const MODELS = 10;
 const CASES = 200;
@@ -102,12 +102,6 @@ async function scrollFrames(page: Page, selector: string, steps: number): Promis
     requestAnimationFrame(tick);
   })`;
   return (await page.evaluate(code)) as number[];
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Runs the suite and returns its rows. */
