@@ -1,7 +1,7 @@
-// The renderer bundle for the end-to-end tests: `vite build` into dist/renderer,
-// skipped while a stamp says the last build is newer than every input. `npm test`
-// builds it once before the node tests (whose `npm start` test then finds it
-// built too), and the e2e harness calls it again, which costs a stat walk.
+// The renderer bundle of `npm start` and the end-to-end tests: `vite build` into
+// dist/renderer, skipped while a stamp says the last build is newer than every
+// input. `npm test` builds it beside the node tests (whose `npm start` test waits
+// for that build), and the e2e harness calls it again, which costs a stat walk.
 // Parallel callers share one build: a lock folder makes the others wait.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -38,18 +38,24 @@ function sleepSync(ms) {
 /**
  * Builds the renderer unless the last build is newer than every input. A lock
  * older than `lockLimitMs` belongs to a dead builder and is taken over; waiting
- * longer than that for a live one throws.
+ * longer than that for a live one throws. `onWait` is told once when another
+ * build holds the lock, `onBuild` when this call builds.
+ *
+ * @param {{ lockLimitMs?: number, onWait?: () => void, onBuild?: () => void }} [options]
  */
-export function ensureRendererBuilt(lockLimitMs = 600_000) {
+export function ensureRendererBuilt({ lockLimitMs = 600_000, onWait, onBuild } = {}) {
   const fresh = () => existsSync(join(DIST, 'index.html')) && existsSync(STAMP) && statSync(STAMP).mtimeMs >= Math.max(...INPUTS.map((p) => newestMtime(join(ROOT, p))));
   if (fresh()) return;
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
   const deadline = Date.now() + lockLimitMs;
+  let waited = false;
   for (;;) {
     try {
       mkdirSync(LOCK);
       break;
     } catch {
+      if (!waited) onWait?.();
+      waited = true;
       try {
         if (Date.now() - statSync(LOCK).mtimeMs > lockLimitMs) rmSync(LOCK, { recursive: true, force: true });
       } catch {
@@ -61,6 +67,7 @@ export function ensureRendererBuilt(lockLimitMs = 600_000) {
   }
   try {
     if (fresh()) return;
+    onBuild?.();
     const started = Date.now();
     const build = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], {
       cwd: ROOT,

@@ -21,6 +21,7 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { electronBinary } from './electronBinary.mjs';
+import { ensureRendererBuilt } from './rendererBuild.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const at = (...parts) => join(root, ...parts);
@@ -83,8 +84,17 @@ function launch(command, args) {
 
 const extra = process.argv.slice(2);
 
-if (stale([at('dist', 'renderer', 'index.html')], [at('renderer'), at('core'), at('vite.config.ts')])) {
-  run('the workbench UI', [at('node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn']);
+// The UI through the same build as the tests (scripts/rendererBuild.mjs): one stamp says
+// whether it is current, and its lock keeps two builds (a second npm start, npm test)
+// from writing dist/renderer at once.
+try {
+  ensureRendererBuilt({
+    onWait: () => process.stderr.write('skillbench: waiting for another build of the workbench UI ...\n'),
+    onBuild: () => process.stderr.write('skillbench: building the workbench UI ...\n'),
+  });
+} catch (error) {
+  process.stderr.write(`skillbench: building the workbench UI failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
 }
 
 /** Why the desktop app cannot open here, or undefined when it can. */

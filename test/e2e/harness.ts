@@ -68,7 +68,7 @@ export function chromiumPath(): string {
  * newer than every input; test files in parallel workers share one build.
  */
 export function ensureRendererBuilt(): void {
-  buildRenderer(E2E_SETUP_TIMEOUT_MS);
+  buildRenderer({ lockLimitMs: E2E_SETUP_TIMEOUT_MS });
 }
 
 const ERRORS = new WeakMap<Page, string[]>();
