@@ -28,6 +28,9 @@ const PSEUDO_FS = new Map<number, string>([
 /** Top folders of pseudo-filesystems, refused by name too (statfs is Linux-only and may be unavailable). */
 const PSEUDO_ROOTS = ['/proc', '/sys', '/dev'];
 
+/** Folders under those that hold files of their own: `/dev/shm` is a tmpfs meant for them (statfs still checks it). */
+const FILE_FOLDERS_UNDER_PSEUDO_ROOTS = ['/dev/shm'];
+
 async function pseudoFilesystem(existing: string): Promise<string | undefined> {
   let real = existing;
   try {
@@ -35,7 +38,8 @@ async function pseudoFilesystem(existing: string): Promise<string | undefined> {
   } catch {
     // Keep the path as given.
   }
-  for (const root of PSEUDO_ROOTS) if (real === root || real.startsWith(`${root}${sep}`)) return root;
+  const inside = (root: string) => real === root || real.startsWith(`${root}${sep}`);
+  if (!FILE_FOLDERS_UNDER_PSEUDO_ROOTS.some(inside)) for (const root of PSEUDO_ROOTS) if (inside(root)) return root;
   if (process.platform !== 'linux') return undefined;
   try {
     const { type } = await statfs(real);

@@ -1,10 +1,11 @@
 /**
  * Report and run-folder paths of `skillbench eval`, through the CLI: a
  * missing parent folder is a usage error naming it (nothing is created), and a
- * pseudo-filesystem such as /proc or /sys is refused before any work starts.
+ * pseudo-filesystem such as /proc or /sys is refused before any work starts
+ * (a tmpfs such as /dev/shm is not one).
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,6 +63,22 @@ describe('skillbench eval output paths', () => {
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr).toMatch(/pseudo-filesystem|does not exist/);
     expect(run.stderr.split('\n').filter((l) => l.startsWith('skillbench eval:'))).toHaveLength(1);
+  });
+
+  it.runIf(process.platform === 'linux')('refuses a report file under /dev, and writes one to /dev/shm (a tmpfs meant for files)', async () => {
+    const refused = await evalCli(['--json', '/dev/report.json']);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain('pseudo-filesystem /dev');
+    expect(existsSync('/dev/report.json')).toBe(false);
+    if (!existsSync('/dev/shm')) return;
+    const report = join('/dev/shm', `skillbench-report-${process.pid}-${Date.now()}.json`);
+    try {
+      const run = await evalCli(['--json', report]);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(await readFile(report, 'utf8'))).toMatchObject({ run: { format: 'skillbench.eval/v1' } });
+    } finally {
+      await rm(report, { force: true });
+    }
   });
 
   it.runIf(process.platform === 'linux')('refuses a report file under /proc', async () => {
