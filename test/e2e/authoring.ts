@@ -111,6 +111,11 @@ export async function goToText(page: Page, text: string): Promise<number> {
   return (await statusCursor(page)).line;
 }
 
+/** Resolves once the page has drawn two more frames: what the last key did is on screen, the status bar included. */
+async function drawn(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
 /**
  * Types `text` into the focused Monaco editor once it has drawn the cursor's
  * last move. Monaco hands the cursor to the browser's EditContext only when it
@@ -120,19 +125,50 @@ export async function goToText(page: Page, text: string): Promise<number> {
  * the editor has drawn; two animation frames are that signal here.
  */
 export async function typeInEditor(page: Page, text: string): Promise<void> {
-  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  await drawn(page);
   await page.keyboard.type(text);
+}
+
+/**
+ * Presses `key` in the editor until the status bar's cursor item shows what
+ * the key does (`done`), reading it once the page has drawn the key's effect.
+ * A person whose key did not register presses it again; so does this, because
+ * on a loaded machine a key sometimes never reached the editor (a CI run
+ * waited 300 s for the line an Enter should have opened, with the text
+ * unchanged). Fails with the editor's state after `attempts` presses.
+ */
+async function pressUntil(page: Page, key: string, done: (cursor: Awaited<ReturnType<typeof statusCursor>>) => boolean, what: string, attempts = 5): Promise<void> {
+  for (let i = 0; i < attempts; i++) {
+    await page.keyboard.press(key);
+    await drawn(page);
+    if (done(await statusCursor(page))) return;
+  }
+  throw new Error(`${what}: ${key} pressed ${attempts} times, and the status bar reads "${await page.getByTestId('status-cursor').textContent()}"\n${await editorState(page)}`);
 }
 
 /**
  * Moves the cursor to the end of its line as a person does in a soft-wrapped
  * editor: End stops at the end of the visible row, and a second End goes on to
  * the end of the line (Monaco, like VS Code). The editor wraps long lines, and
- * where it wraps depends on the window's width, so one End is not enough.
+ * where it wraps depends on the window's width, so End is pressed until the
+ * status bar's column stops moving for two presses in a row (two, so that one
+ * press the editor never received is not taken for the end of the line).
  */
 export async function lineEnd(page: Page): Promise<void> {
-  await page.keyboard.press('End');
-  await page.keyboard.press('End');
+  await drawn(page);
+  let last = await statusCursor(page);
+  let still = 0;
+  await pressUntil(
+    page,
+    'End',
+    (cursor) => {
+      still = cursor.line === last.line && cursor.column === last.column ? still + 1 : 0;
+      last = cursor;
+      return still >= 2;
+    },
+    'going to the end of the line',
+    8,
+  );
 }
 
 /**
@@ -143,9 +179,8 @@ export async function lineEnd(page: Page): Promise<void> {
 export async function addEmptyExample(page: Page): Promise<void> {
   const line = await goToText(page, FIRST_EXAMPLE);
   await lineEnd(page);
-  await page.keyboard.press('Enter');
-  // Type on the new line only: the status bar moves there when the editor has taken the Enter.
-  await page.getByTestId('status-cursor').filter({ hasText: new RegExp(`^Ln ${line + 1}, Col \\d+$`) }).waitFor();
+  // Type on a new line only: the status bar moves there when the editor has taken the Enter.
+  await pressUntil(page, 'Enter', (cursor) => cursor.line > line, `opening a line after line ${line}`);
   await typeInEditor(page, '"",');
 }
 
