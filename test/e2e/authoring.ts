@@ -87,8 +87,17 @@ export async function goToText(page: Page, text: string): Promise<number> {
   // Type only once the find widget is open and holds the focus: on a busy machine it opens
   // after the key press returns. Its input may be seeded with the word at the cursor or the
   // last search, so select what it holds and type over it.
-  await page.locator('.find-widget.visible').waitFor();
-  await page.waitForFunction(() => document.activeElement?.closest('.find-widget') != null);
+  const widget = page.locator('.find-widget.visible');
+  await widget.waitFor();
+  await drawn(page);
+  // A loaded run saw the widget open while the keyboard focus was elsewhere (300 s of waiting
+  // for it): then click into the Find field, as a person would.
+  const inFind = () => page.evaluate(() => document.activeElement?.closest('.find-widget') != null);
+  if (!(await inFind())) {
+    await widget.getByRole('textbox', { name: 'Find' }).click();
+    await drawn(page);
+    if (!(await inFind())) throw new Error(`the find widget opened but its field never took the keyboard focus\n${await editorState(page)}`);
+  }
   await page.keyboard.press('ControlOrMeta+a');
   await page.keyboard.insertText(text);
   // Enter only once the search has run and found the text, then close the widget.
