@@ -7,6 +7,7 @@ import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { keymapEntry } from '../../renderer/keymap';
 import { playwrightChord } from '../../renderer/shell/keys';
+import { drawn } from './harness';
 
 /** The skill the journeys edit (an example skill the embedded registry is seeded with). */
 export const SKILL = { namespace: 'devops', name: 'incident-response' };
@@ -118,11 +119,6 @@ export async function goToText(page: Page, text: string): Promise<number> {
     })
     .toBe(0);
   return (await statusCursor(page)).line;
-}
-
-/** Resolves once the page has drawn two more frames: what the last key did is on screen, the status bar included. */
-async function drawn(page: Page): Promise<void> {
-  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
 }
 
 /**

@@ -287,6 +287,11 @@ export async function screenshot(target: Page | Locator, name: string): Promise<
   return path;
 }
 
+/** Resolves once the page has drawn two more frames: what the last key or resize did is on screen. */
+export async function drawn(page: Page): Promise<void> {
+  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+}
+
 /**
  * With `SKILLBENCH_SCREENSHOTS=1`, saves the page at every size of `sizes`
  * (default {@link VIEWPORTS}) as `test/e2e/screenshots/<name>-<width>x<height>.png`,
@@ -299,8 +304,8 @@ export async function screenshotSizes(page: Page, name: string, sizes: readonly 
   try {
     for (const size of sizes) {
       await page.setViewportSize({ ...size });
-      // Two frames: the resize is laid out and painted before the capture.
-      await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+      // The resize is laid out and painted before the capture.
+      await drawn(page);
       const path = await screenshot(page, `${name}-${size.width}x${size.height}`);
       if (path) paths.push(path);
     }
