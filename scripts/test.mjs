@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: provision the system packages the tests need, build the CLI bundle
 // the tests spawn, run vitest in two phases (the unit, unit-heap and integration
-// projects, with the renderer the e2e tests serve built beside them; then the e2e
+// projects, with the renderer the e2e tests serve built and the catalog journey's
+// 10,000-skill registry published beside them; then the e2e
 // project alone, so Chromium never competes with them for the two cores), and end
 // with one line `N passed, N failed` counted from both phases' JSON reports. The
 // exit code is vitest's: 0 only when both phases passed.
@@ -68,6 +69,25 @@ function buildRendererInBackground() {
   });
 }
 
+/**
+ * Publishes journey 4's 10,000-skill catalog (test/e2e/prepareCatalog.ts) into
+ * `folder` in a child process beside the node tests; resolves when it ends. The
+ * e2e test moves the registry into its app, or publishes its own when this failed.
+ */
+function prepareCatalogInBackground(folder) {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'test', 'e2e', 'prepareCatalog.ts'), folder], { stdio: ['ignore', 'inherit', 'inherit'] });
+  return new Promise((resolve) => {
+    child.on('error', (error) => {
+      console.error(`npm test: could not start publishing the e2e catalog: ${error.message}`);
+      resolve();
+    });
+    child.on('close', (code) => {
+      if (code !== 0) console.error(`npm test: publishing the e2e catalog failed (exit ${code}); its test publishes its own`);
+      resolve();
+    });
+  });
+}
+
 provision();
 // Tests that need a real process spawn bin/skillbench.mjs, which runs this bundle.
 await buildCli({ prune: true });
@@ -78,13 +98,16 @@ const extra = process.argv.slice(2);
 // for this build through the build's lock, and the e2e phase starts once it is done
 // instead of building it again.
 const rendererBuild = extra.length === 0 ? buildRendererInBackground() : undefined;
+// Likewise the 10,000-skill registry of the catalog journey, published while the node tests run.
+const catalogFolder = extra.length === 0 ? join(tmpdir(), `skillbench-e2e-catalog-${process.pid}`) : undefined;
+const catalogPrepared = catalogFolder ? prepareCatalogInBackground(catalogFolder) : undefined;
 const phases = [
   ['--project', 'unit', '--project', 'unit-heap', '--project', 'integration'],
   ['--project', 'e2e'],
 ];
 const runs = [];
 for (const projects of phases) {
-  if (projects.includes('e2e') && rendererBuild) await rendererBuild;
+  if (projects.includes('e2e')) await Promise.all([rendererBuild, catalogPrepared]);
   const results = join(tmpdir(), `skillbench-vitest-${process.pid}-${runs.length}.json`);
   const vitest = spawnSync(
     process.execPath,
@@ -99,7 +122,7 @@ for (const projects of phases) {
       `--outputFile.json=${results}`,
       ...extra,
     ],
-    { stdio: 'inherit', env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } },
+    { stdio: 'inherit', env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true', ...(catalogFolder && { SKILLBENCH_E2E_CATALOG: catalogFolder }) } },
   );
   let report;
   if (existsSync(results)) {
@@ -108,5 +131,6 @@ for (const projects of phases) {
   }
   runs.push({ report, exitCode: vitest.status ?? 1 });
 }
+if (catalogFolder) rmSync(catalogFolder, { recursive: true, force: true });
 console.log(combinedSummaryLine(runs));
 process.exit(runs.find((r) => r.exitCode !== 0)?.exitCode ?? 0);

@@ -8,10 +8,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { seedMany, seedRefund } from './fixtures';
+import { CATALOG_SKILLS, preparedCatalog, seedCatalog } from './catalog10k';
 import { pageErrors, screenshot, startApp, VIEWPORTS, whileProgressing, type App } from './harness';
 
-const SKILLS = 10_000;
+const SKILLS = CATALOG_SKILLS;
 
 function rowCount(page: Page): Promise<number> {
   return page.locator('[data-testid^="catalog-row-"]').count();
@@ -32,12 +32,9 @@ async function scanned(page: Page): Promise<void> {
 describe('the catalog with 10,000 skills (journey 4)', () => {
   let app: App;
   beforeAll(async () => {
-    app = await startApp({
-      seed: async (store) => {
-        await seedMany(store, SKILLS - 1);
-        await seedRefund(store, 1);
-      },
-    });
+    // The registry npm test published beside the node tests, else one published here.
+    const prepared = preparedCatalog();
+    app = await startApp(prepared ? { prepared } : { seed: seedCatalog });
   });
   afterAll(async () => {
     await app?.close();
