@@ -52,37 +52,19 @@ function provision() {
 }
 
 /**
- * Runs `ensureRendererBuilt` (rendererBuild.mjs) in a child process; resolves when it ends. A failed
- * build is reported here and again, with vite's output, by the first test that needs it.
+ * Runs node with `args` in a child process beside the node tests; resolves when
+ * it ends. A failure is reported (`what` names the work, `fallback` what happens
+ * instead) and never fails `npm test` itself: the tests that need the work redo it.
  */
-function buildRendererInBackground() {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'rendererBuild.mjs')).href)}).then((m) => m.ensureRendererBuilt())`], { stdio: ['ignore', 'inherit', 'inherit'] });
+function inBackground(args, what, fallback) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
   return new Promise((resolve) => {
     child.on('error', (error) => {
-      console.error(`npm test: could not start the renderer build: ${error.message}`);
+      console.error(`npm test: could not start ${what}: ${error.message}; ${fallback}`);
       resolve();
     });
     child.on('close', (code) => {
-      if (code !== 0) console.error(`npm test: the renderer build failed (exit ${code}); the e2e tests will try it again`);
-      resolve();
-    });
-  });
-}
-
-/**
- * Publishes journey 4's 10,000-skill catalog (test/e2e/prepareCatalog.ts) into
- * `folder` in a child process beside the node tests; resolves when it ends. The
- * e2e test moves the registry into its app, or publishes its own when this failed.
- */
-function prepareCatalogInBackground(folder) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '..', 'test', 'e2e', 'prepareCatalog.ts'), folder], { stdio: ['ignore', 'inherit', 'inherit'] });
-  return new Promise((resolve) => {
-    child.on('error', (error) => {
-      console.error(`npm test: could not start publishing the e2e catalog: ${error.message}`);
-      resolve();
-    });
-    child.on('close', (code) => {
-      if (code !== 0) console.error(`npm test: publishing the e2e catalog failed (exit ${code}); its test publishes its own`);
+      if (code !== 0) console.error(`npm test: ${what} failed (exit ${code}); ${fallback}`);
       resolve();
     });
   });
@@ -97,10 +79,15 @@ const extra = process.argv.slice(2);
 // the cores idle while they wait on processes and sockets). The `npm start` test waits
 // for this build through the build's lock, and the e2e phase starts once it is done
 // instead of building it again.
-const rendererBuild = extra.length === 0 ? buildRendererInBackground() : undefined;
+const rendererBuild =
+  extra.length === 0
+    ? inBackground(['--input-type=module', '-e', `import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'rendererBuild.mjs')).href)}).then((m) => m.ensureRendererBuilt())`], 'the renderer build', 'the e2e tests build it again, with its output')
+    : undefined;
 // Likewise the 10,000-skill registry of the catalog journey, published while the node tests run.
 const catalogFolder = extra.length === 0 ? join(tmpdir(), `skillbench-e2e-catalog-${process.pid}`) : undefined;
-const catalogPrepared = catalogFolder ? prepareCatalogInBackground(catalogFolder) : undefined;
+const catalogPrepared = catalogFolder
+  ? inBackground(['--import', 'tsx', join(import.meta.dirname, '..', 'test', 'e2e', 'prepareCatalog.ts'), catalogFolder], 'publishing the e2e catalog', 'its test publishes its own')
+  : undefined;
 const phases = [
   ['--project', 'unit', '--project', 'unit-heap', '--project', 'integration'],
   ['--project', 'e2e'],
