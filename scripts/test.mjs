@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: provision the system packages the tests need, build the CLI bundle
 // the tests spawn, run vitest in two phases (the unit, unit-heap and integration
-// projects, with the renderer the e2e tests serve built and the catalog journey's
-// 10,000-skill registry published beside them; then the e2e
+// projects, with the renderer the e2e tests serve built beside them; then the e2e
 // project alone, so Chromium never competes with them for the two cores), and end
 // with one line `N passed, N failed` counted from both phases' JSON reports. The
 // exit code is vitest's: 0 only when both phases passed.
@@ -52,19 +51,18 @@ function provision() {
 }
 
 /**
- * Runs node with `args` in a child process beside the node tests; resolves when
- * it ends. A failure is reported (`what` names the work, `fallback` what happens
- * instead) and never fails `npm test` itself: the tests that need the work redo it.
+ * Runs `ensureRendererBuilt` (rendererBuild.mjs) in a child process; resolves when it ends. A failed
+ * build is reported here and again, with vite's output, by the first test that needs it.
  */
-function inBackground(args, what, fallback) {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'inherit', 'inherit'] });
+function buildRendererInBackground() {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'rendererBuild.mjs')).href)}).then((m) => m.ensureRendererBuilt())`], { stdio: ['ignore', 'inherit', 'inherit'] });
   return new Promise((resolve) => {
     child.on('error', (error) => {
-      console.error(`npm test: could not start ${what}: ${error.message}; ${fallback}`);
+      console.error(`npm test: could not start the renderer build: ${error.message}`);
       resolve();
     });
     child.on('close', (code) => {
-      if (code !== 0) console.error(`npm test: ${what} failed (exit ${code}); ${fallback}`);
+      if (code !== 0) console.error(`npm test: the renderer build failed (exit ${code}); the e2e tests will try it again`);
       resolve();
     });
   });
@@ -79,22 +77,14 @@ const extra = process.argv.slice(2);
 // the cores idle while they wait on processes and sockets). The `npm start` test waits
 // for this build through the build's lock, and the e2e phase starts once it is done
 // instead of building it again.
-const rendererBuild =
-  extra.length === 0
-    ? inBackground(['--input-type=module', '-e', `import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, 'rendererBuild.mjs')).href)}).then((m) => m.ensureRendererBuilt())`], 'the renderer build', 'the e2e tests build it again, with its output')
-    : undefined;
-// Likewise the 10,000-skill registry of the catalog journey, published while the node tests run.
-const catalogFolder = extra.length === 0 ? join(tmpdir(), `skillbench-e2e-catalog-${process.pid}`) : undefined;
-const catalogPrepared = catalogFolder
-  ? inBackground(['--import', 'tsx', join(import.meta.dirname, '..', 'test', 'e2e', 'prepareCatalog.ts'), catalogFolder], 'publishing the e2e catalog', 'its test publishes its own')
-  : undefined;
+const rendererBuild = extra.length === 0 ? buildRendererInBackground() : undefined;
 const phases = [
   ['--project', 'unit', '--project', 'unit-heap', '--project', 'integration'],
   ['--project', 'e2e'],
 ];
 const runs = [];
 for (const projects of phases) {
-  if (projects.includes('e2e')) await Promise.all([rendererBuild, catalogPrepared]);
+  if (projects.includes('e2e') && rendererBuild) await rendererBuild;
   const results = join(tmpdir(), `skillbench-vitest-${process.pid}-${runs.length}.json`);
   const vitest = spawnSync(
     process.execPath,
@@ -109,7 +99,7 @@ for (const projects of phases) {
       `--outputFile.json=${results}`,
       ...extra,
     ],
-    { stdio: 'inherit', env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true', ...(catalogFolder && { SKILLBENCH_E2E_CATALOG: catalogFolder }) } },
+    { stdio: 'inherit', env: { ...process.env, NODE_LLAMA_CPP_SKIP_DOWNLOAD: 'true' } },
   );
   let report;
   if (existsSync(results)) {
@@ -118,6 +108,5 @@ for (const projects of phases) {
   }
   runs.push({ report, exitCode: vitest.status ?? 1 });
 }
-if (catalogFolder) rmSync(catalogFolder, { recursive: true, force: true });
 console.log(combinedSummaryLine(runs));
 process.exit(runs.find((r) => r.exitCode !== 0)?.exitCode ?? 0);

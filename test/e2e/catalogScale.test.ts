@@ -8,10 +8,10 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { CATALOG_SKILLS, preparedCatalog, seedCatalog } from './catalog10k';
+import { seedMany, seedRefund } from './fixtures';
 import { pageErrors, screenshot, startApp, VIEWPORTS, whileProgressing, type App } from './harness';
 
-const SKILLS = CATALOG_SKILLS;
+const SKILLS = 10_000;
 
 function rowCount(page: Page): Promise<number> {
   return page.locator('[data-testid^="catalog-row-"]').count();
@@ -32,9 +32,12 @@ async function scanned(page: Page): Promise<void> {
 describe('the catalog with 10,000 skills (journey 4)', () => {
   let app: App;
   beforeAll(async () => {
-    // The registry npm test published beside the node tests, else one published here.
-    const prepared = preparedCatalog();
-    app = await startApp(prepared ? { prepared } : { seed: seedCatalog });
+    app = await startApp({
+      seed: async (store) => {
+        await seedMany(store, SKILLS - 1);
+        await seedRefund(store, 1);
+      },
+    });
   });
   afterAll(async () => {
     await app?.close();

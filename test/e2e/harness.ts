@@ -21,7 +21,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
-import { mkdtemp, rename, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,8 +107,6 @@ export async function closeSharedBrowser(): Promise<void> {
 export interface AppOptions {
   /** Writes into the embedded registry (at `registry`) before the server starts; it then seeds no examples. */
   seed?: (store: SkillStore, registry: string) => Promise<void>;
-  /** A registry folder written ahead through the store API (test/e2e/catalog10k.ts), moved into place before the server starts instead of running `seed`. */
-  prepared?: string;
   /** Extra environment for the server. */
   env?: Record<string, string>;
 }
@@ -145,9 +143,7 @@ export async function startApp(options: AppOptions = {}): Promise<App> {
   ensureRendererBuilt();
   const home = await mkdtemp(join(tmpdir(), 'skillbench-e2e-'));
   const registry = join(home, 'registry');
-  if (options.prepared) {
-    await rename(options.prepared, registry);
-  } else if (options.seed) {
+  if (options.seed) {
     const store = await openLocalStore(registry, { durable: false });
     try {
       await options.seed(store, registry);

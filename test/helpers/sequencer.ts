@@ -10,13 +10,14 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Files that take far longer than their size suggests, longest first (their durations on a quiet two-core machine). */
 const LONG_FIRST = [
-  // The longest journeys (~60 s, ~45 s). (The 10,000-skill catalog journey is not among them:
-  // npm test publishes its registry beside the node tests.)
+  // 10,000 skills seeded through the store before the app starts (~45 s).
+  'test/e2e/catalogScale.test.ts',
+  // The longest journeys (~60 s, ~45 s).
   'test/e2e/journeys.test.ts',
   'test/e2e/editor.test.ts',
   // 100 SIGKILLs of a process saving in a loop (~45 s).
   'test/integration/core/workspace/crash.test.ts',
-  // Waits out the server's cut-off of a client that never reads (5 s there), then measures its memory.
+  // Waits out the server's 30 s cut-off of a client that never reads.
   'test/integration/cli/serveMemory.test.ts',
 ];
 
