@@ -17,7 +17,7 @@ const LONG_FIRST = [
   'test/e2e/editor.test.ts',
   // 100 SIGKILLs of a process saving in a loop (~45 s).
   'test/integration/core/workspace/crash.test.ts',
-  // Waits out the server's 30 s cut-off of a client that never reads.
+  // Waits out the server's cut-off of a client that never reads (5 s there), then measures its memory.
   'test/integration/cli/serveMemory.test.ts',
 ];
 
