@@ -2,7 +2,8 @@
  * The JSON report: one complete document, streamed to disk.
  *
  * ```
- * { "models":  [{ model, skills: [{ skill, tp, fp, tn, fn, errors, accuracy, precision, recall, f1, ...extra }], ...extra }],
+ * { "format":  "skillbench.eval-report/v1",
+ *   "models":  [{ model, skills: [{ skill, tp, fp, tn, fn, errors, accuracy, precision, recall, f1, ...extra }], ...extra }],
  *   "summary": EvalSummary,
  *   "run":     RunHeader,
  *   "cells":   [CellRecord, ...] }
@@ -21,6 +22,9 @@ import { addToConfusion, type Confusion } from '../metrics';
 import type { CellRecord, EvalSummary, ModelMetrics, RunHeader, SkillMetrics } from '../types';
 import { readCells } from './cells';
 import { writeReportFile, type ReportSink } from './sink';
+
+/** The JSON report's `format` tag, its first key (as every `--json` document of the CLI has one). */
+export const JSON_REPORT_FORMAT = 'skillbench.eval-report/v1';
 
 /** Result of writing a report. */
 export interface ReportWritten {
@@ -157,7 +161,7 @@ export async function writeJsonReport(path: string, header: RunHeader, summary: 
   let cells = 0;
   let tornLines = 0;
   const bytes = await writeReportFile(path, async (sink) => {
-    await sink.write(`{\n  "models": ${pretty(models, 1)},\n`);
+    await sink.write(`{\n  "format": ${JSON.stringify(JSON_REPORT_FORMAT)},\n  "models": ${pretty(models, 1)},\n`);
     await sink.write(`  "summary": ${pretty(summary, 1)},\n`);
     await sink.write(`  "run": ${pretty(header, 1)},\n`);
     await sink.write('  "cells": [');

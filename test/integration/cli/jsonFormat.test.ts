@@ -1,7 +1,8 @@
 /**
  * Every `--json` document of the CLI is one object whose first key is its
  * `format` tag, `skillbench.<kind>/v1`: a script can tell what it reads and
- * notice a new version. Errors printed with `--json` are tagged too.
+ * notice a new version. Errors printed with `--json` are tagged too, and so
+ * are the evaluation and optimizer reports `--json` prints on stdout.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +45,14 @@ describe('skillbench --json documents', () => {
     await tagged(['check', '--from', '.', '--to', 'local:reg'], 'check');
     await tagged(['review', 'list'], 'review-requests');
     await tagged(['select', '--request', 'What is the weather in Oslo tomorrow?', '--catalog', 'local:reg', '--model', 'baseline:lexical'], 'select');
+    await tagged(['catalog', 'travel', '--from', 'local:reg'], 'catalog-health');
+    await tagged(['connection', 'list'], 'connections');
+  });
+
+  it('tag the reports that evaluations print with a bare --json', async () => {
+    const report = await tagged(['eval', FILE, '--model', 'baseline:lexical', '--out', 'json-eval'], 'eval-report');
+    expect(Object.keys(report)).toEqual(['format', 'models', 'summary', 'run', 'cells']);
+    await tagged(['optimize', FILE, '--model', 'baseline:lexical', '--proposer', 'baseline:keywords'], 'optimize');
   });
 
   it('tag an error printed with --json', async () => {

@@ -24,7 +24,7 @@ describe('writeJsonReport', () => {
     }
   });
 
-  it('writes one document: models (required shape first), summary, run, and every cell with its trace', async () => {
+  it('writes one document: its format tag, models (required shape first), summary, run, and every cell with its trace', async () => {
     const cells = fixtureCells();
     const run = await writeRun(cells, '{"key": "torn');
     try {
@@ -32,7 +32,8 @@ describe('writeJsonReport', () => {
       const result = await writeJsonReport(path, fixtureHeader(), fixtureSummary(), run.cellsFile);
       const text = await readFile(path, 'utf8');
       const doc = JSON.parse(text) as Record<string, unknown>;
-      expect(Object.keys(doc)).toEqual(['models', 'summary', 'run', 'cells']);
+      expect(Object.keys(doc)).toEqual(['format', 'models', 'summary', 'run', 'cells']);
+      expect(doc.format).toBe('skillbench.eval-report/v1');
       expect(result).toMatchObject({ path, cells: 24, tornLines: 1, mismatches: [], uncountedCells: 0 });
       expect(result.bytes).toBe(Buffer.byteLength(text));
 
