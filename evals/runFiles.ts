@@ -16,6 +16,7 @@ import { writeFileAtomic } from '../core/fs/atomic';
 import { FileLock } from '../core/fs/fileLock';
 import type { CellRecord, EvalSummary, RunHeader } from './types';
 import { isDeeplyFrozen } from '../core/selector/frozen';
+import { cellShapeProblem, MAX_CELL_LINE_BYTES } from './reports/cells';
 
 /** File names inside a run directory. */
 export const RUN_FILES = Object.freeze({ header: 'header.json', cells: 'cells.jsonl', summary: 'summary.json', lock: 'lock' });
@@ -66,23 +67,41 @@ export interface CellsScan {
 
 const NEWLINE = 0x0a;
 
-/** Yields the complete lines of `file` (without their newline), updating `scan` byte counts; a missing file yields nothing. */
-async function* completeLines(file: string, scan: CellsScan): AsyncGenerator<Buffer> {
-  const stream = createReadStream(file);
+/**
+ * Yields the complete lines of `file` (without their newline), updating `scan`
+ * byte counts; a missing file yields nothing. A line longer than `maxLineBytes`
+ * is never held: its bytes are counted and skipped, and it is yielded as
+ * `null` (not a cell) once its newline comes. The pieces of a line that spans
+ * chunks are joined once, when the line is complete.
+ */
+async function* completeLines(file: string, scan: CellsScan, maxLineBytes: number): AsyncGenerator<Buffer | null> {
+  const stream = createReadStream(file, { highWaterMark: 1 << 18 });
   try {
-    let carry: Buffer | undefined;
+    let pieces: Buffer[] = [];
+    let pending = 0;
+    let skipping = false;
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       scan.totalBytes += chunk.length;
       let start = 0;
       for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {
         const part = chunk.subarray(start, i);
-        const line = carry ? Buffer.concat([carry, part]) : part;
-        carry = undefined;
-        scan.validBytes += line.length + 1;
+        const length = pending + part.length;
+        const line = skipping || length > maxLineBytes ? null : pieces.length === 0 ? part : Buffer.concat([...pieces, part], length);
+        pieces = [];
+        pending = 0;
+        skipping = false;
+        scan.validBytes += length + 1;
         start = i + 1;
-        if (line.length > 0) yield line;
+        if (length > 0) yield line;
       }
-      if (start < chunk.length) carry = carry ? Buffer.concat([carry, chunk.subarray(start)]) : chunk.subarray(start);
+      if (start < chunk.length) {
+        const rest = chunk.subarray(start);
+        pending += rest.length;
+        if (pending > maxLineBytes) {
+          pieces = [];
+          skipping = true;
+        } else if (!skipping) pieces.push(rest);
+      }
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
@@ -91,25 +110,29 @@ async function* completeLines(file: string, scan: CellsScan): AsyncGenerator<Buf
   }
 }
 
-function parseCell(line: Buffer): CellRecord | undefined {
+function parseCell(line: Buffer | null): CellRecord | undefined {
+  if (line === null) return undefined;
   let cell: unknown;
   try {
     cell = JSON.parse(line.toString('utf8'));
   } catch {
     return undefined;
   }
-  if (cell === null || typeof cell !== 'object' || typeof (cell as CellRecord).key !== 'string') return undefined;
-  return cell as CellRecord;
+  // The rule the reports' reader applies: a line that is not a whole cell record is not a finished cell.
+  return cellShapeProblem(cell) === null ? (cell as CellRecord) : undefined;
 }
 
 /**
  * Streams the complete lines of a cells file to `onCell`, in file order, with
  * flat memory. A last line without its newline (a torn write) is not passed on;
- * nor is any line that does not parse as a cell. A missing file scans as empty.
+ * nor is any line that is not a whole cell record (the shape the reports'
+ * reader checks), nor one longer than `maxLineBytes` (default
+ * {@link MAX_CELL_LINE_BYTES}), which is skipped without being held: each
+ * counts as `corrupt`. A missing file scans as empty.
  */
-export async function scanCells(file: string, onCell: (cell: CellRecord) => void | Promise<void>): Promise<CellsScan> {
+export async function scanCells(file: string, onCell: (cell: CellRecord) => void | Promise<void>, options: { maxLineBytes?: number } = {}): Promise<CellsScan> {
   const scan: CellsScan = { cells: 0, validBytes: 0, totalBytes: 0, corrupt: 0 };
-  for await (const line of completeLines(file, scan)) {
+  for await (const line of completeLines(file, scan, options.maxLineBytes ?? MAX_CELL_LINE_BYTES)) {
     const cell = parseCell(line);
     if (!cell) {
       scan.corrupt++;

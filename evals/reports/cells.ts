@@ -19,6 +19,9 @@ export interface ReadCellsOptions {
   maxLineBytes?: number;
 }
 
+/** The longest line a cells file may hold (a guard against a file that is not JSON Lines): 256 MiB. */
+export const MAX_CELL_LINE_BYTES = 256 * 1024 * 1024;
+
 const NEWLINE = 0x0a;
 const OUTCOMES = new Set(['activated', 'not_activated', 'error']);
 const EXPECTS = new Set(['activate', 'not_activate']);
@@ -46,7 +49,7 @@ export function cellShapeProblem(value: unknown): string | null {
  * (other than a torn last line).
  */
 export async function* readCells(cellsFile: string, options: ReadCellsOptions = {}): AsyncGenerator<CellRecord> {
-  const maxLineBytes = options.maxLineBytes ?? 256 * 1024 * 1024;
+  const maxLineBytes = options.maxLineBytes ?? MAX_CELL_LINE_BYTES;
   const stream = createReadStream(cellsFile, { highWaterMark: 1 << 18 });
   let pending: Buffer[] = [];
   let pendingBytes = 0;

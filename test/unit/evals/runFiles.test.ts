@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CellWriter, cellLine } from '../../../evals/runFiles';
+import { CellWriter, cellLine, scanCells, type CellsScan } from '../../../evals/runFiles';
 import type { CellRecord } from '../../../evals/types';
 
 const dirs: string[] = [];
@@ -95,5 +95,79 @@ describe('cellLine', () => {
     const mutable = [{ ...record }];
     for (const c of [1, 2].map((i) => ({ key: `m${i}`, trace: { pinning: mutable } }) as unknown as CellRecord)) cellLine(c);
     expect(serialized).toBe(2);
+  });
+});
+
+/** A whole cell record, as the runner writes one. */
+function wholeCell(i: number, request = ''): CellRecord {
+  return {
+    key: `m|draft|c${i}|0`,
+    model: 'm',
+    variant: 'draft',
+    case: `c${i}`,
+    skill: 'travel/weather',
+    repeat: 0,
+    expect: 'activate',
+    outcome: 'activated',
+    activated: ['travel/weather'],
+    latency_ms: 3,
+    trace: { request },
+  } as unknown as CellRecord;
+}
+
+async function scanned(text: string, maxLineBytes?: number): Promise<{ keys: string[]; scan: CellsScan }> {
+  const dir = await mkdtemp(join(tmpdir(), 'sb-scan-'));
+  dirs.push(dir);
+  const file = join(dir, 'cells.jsonl');
+  await writeFile(file, text);
+  const keys: string[] = [];
+  const scan = await scanCells(file, (c) => void keys.push(c.key), maxLineBytes === undefined ? {} : { maxLineBytes });
+  return { keys, scan };
+}
+
+describe('scanCells (what a resuming run reads back)', () => {
+  it('passes on whole cell records only: a line with a key but not the shape of a cell is corrupt, not a finished cell', async () => {
+    const text = `${cellLine(wholeCell(1))}\n{"key":"m|draft|c2|0"}\n${JSON.stringify({ ...wholeCell(3), outcome: 'maybe' })}\n${cellLine(wholeCell(4))}\n`;
+    const { keys, scan } = await scanned(text);
+    expect(keys).toEqual(['m|draft|c1|0', 'm|draft|c4|0']);
+    expect(scan).toEqual({ cells: 2, corrupt: 2, validBytes: Buffer.byteLength(text), totalBytes: Buffer.byteLength(text) });
+  });
+
+  it('never holds a line longer than the limit: it is skipped as corrupt, and the cells after it still count', async () => {
+    const long = cellLine(wholeCell(2, 'x'.repeat(2_000_000)));
+    const text = `${cellLine(wholeCell(1))}\n${long}\n${cellLine(wholeCell(3))}\n${long.slice(0, 1_500_000)}`;
+    const { keys, scan } = await scanned(text, 1_000_000);
+    expect(keys).toEqual(['m|draft|c1|0', 'm|draft|c3|0']);
+    expect(scan.corrupt).toBe(1);
+    // The torn tail (itself past the limit) is outside the valid bytes, so a resume cuts exactly it.
+    expect(scan.validBytes).toBe(Buffer.byteLength(text) - 1_500_000);
+  });
+
+  it('reads a cell whose line spans many read chunks', async () => {
+    const big = wholeCell(7, 'y'.repeat(3_000_000));
+    const { keys, scan } = await scanned(`${cellLine(big)}\n`);
+    expect(keys).toEqual(['m|draft|c7|0']);
+    expect(scan.corrupt).toBe(0);
+  });
+
+  it('counts every complete line as a cell or as corrupt, whatever the lines hold, and ends the valid bytes at the last newline', async () => {
+    const line = fc.oneof(
+      fc.nat(50).map((i) => cellLine(wholeCell(i, 'r'.repeat(i * 7)))),
+      fc.string({ maxLength: 40 }).map((s) => s.replace(/\n/g, ' ')),
+      fc.constant('{"key":"only a key"}'),
+      fc.nat(300).map((n) => 'z'.repeat(n)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 12 }), fc.option(fc.string({ maxLength: 30 }).map((s) => s.replace(/\n/g, ' ')), { nil: undefined }), async (lines, tail) => {
+        const text = lines.map((l) => `${l}\n`).join('') + (tail ?? '');
+        const { keys, scan } = await scanned(text, 200);
+        const complete = lines.filter((l) => l.length > 0);
+        const expected = complete.filter((l) => Buffer.byteLength(l) <= 200 && l.startsWith('{"key":"m|')).map((l) => (JSON.parse(l) as { key: string }).key);
+        expect(keys).toEqual(expected);
+        expect(scan.cells + scan.corrupt).toBe(complete.length);
+        expect(scan.validBytes).toBe(Buffer.byteLength(text) - Buffer.byteLength(tail ?? ''));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
