@@ -7,7 +7,6 @@
  * A kill can leave at most one torn line at the end of `cells.jsonl`: readers
  * skip it, and a resuming runner cuts it off before appending.
  */
-import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, truncate, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { writeFileAtomic } from '../core/fs/atomic';
 import { FileLock } from '../core/fs/fileLock';
 import type { CellRecord, EvalSummary, RunHeader } from './types';
 import { isDeeplyFrozen } from '../core/selector/frozen';
+import { fileLines } from './jsonLines';
 import { cellShapeProblem, MAX_CELL_LINE_BYTES } from './reports/cells';
 
 /** File names inside a run directory. */
@@ -65,52 +65,8 @@ export interface CellsScan {
   corrupt: number;
 }
 
-const NEWLINE = 0x0a;
-
-/**
- * Yields the complete lines of `file` (without their newline), updating `scan`
- * byte counts; a missing file yields nothing. A line longer than `maxLineBytes`
- * is never held: its bytes are counted and skipped, and it is yielded as
- * `null` (not a cell) once its newline comes. The pieces of a line that spans
- * chunks are joined once, when the line is complete.
- */
-async function* completeLines(file: string, scan: CellsScan, maxLineBytes: number): AsyncGenerator<Buffer | null> {
-  const stream = createReadStream(file, { highWaterMark: 1 << 18 });
-  try {
-    let pieces: Buffer[] = [];
-    let pending = 0;
-    let skipping = false;
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      scan.totalBytes += chunk.length;
-      let start = 0;
-      for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {
-        const part = chunk.subarray(start, i);
-        const length = pending + part.length;
-        const line = skipping || length > maxLineBytes ? null : pieces.length === 0 ? part : Buffer.concat([...pieces, part], length);
-        pieces = [];
-        pending = 0;
-        skipping = false;
-        scan.validBytes += length + 1;
-        start = i + 1;
-        if (length > 0) yield line;
-      }
-      if (start < chunk.length) {
-        const rest = chunk.subarray(start);
-        pending += rest.length;
-        if (pending > maxLineBytes) {
-          pieces = [];
-          skipping = true;
-        } else if (!skipping) pieces.push(rest);
-      }
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  } finally {
-    stream.destroy();
-  }
-}
-
 function parseCell(line: Buffer | null): CellRecord | undefined {
+  // A line past the limit was never read into memory: not a cell.
   if (line === null) return undefined;
   let cell: unknown;
   try {
@@ -132,8 +88,15 @@ function parseCell(line: Buffer | null): CellRecord | undefined {
  */
 export async function scanCells(file: string, onCell: (cell: CellRecord) => void | Promise<void>, options: { maxLineBytes?: number } = {}): Promise<CellsScan> {
   const scan: CellsScan = { cells: 0, validBytes: 0, totalBytes: 0, corrupt: 0 };
-  for await (const line of completeLines(file, scan, options.maxLineBytes ?? MAX_CELL_LINE_BYTES)) {
-    const cell = parseCell(line);
+  for await (const line of fileLines(file, { maxLineBytes: options.maxLineBytes ?? MAX_CELL_LINE_BYTES, missingIsEmpty: true })) {
+    if (!line.complete) {
+      scan.totalBytes += line.length;
+      break;
+    }
+    scan.validBytes += line.length + 1;
+    scan.totalBytes += line.length + 1;
+    if (line.length === 0) continue;
+    const cell = parseCell(line.bytes);
     if (!cell) {
       scan.corrupt++;
       continue;

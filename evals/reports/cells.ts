@@ -7,9 +7,9 @@
  * `onTornLine`), because the cell it held is simply not finished yet. A bad
  * line anywhere else is corruption and fails with its line number.
  */
-import { createReadStream } from 'node:fs';
 import { WorkbenchError } from '../../core/errors';
 import type { CellRecord } from '../types';
+import { fileLines } from '../jsonLines';
 
 /** Options of {@link readCells}. */
 export interface ReadCellsOptions {
@@ -22,7 +22,6 @@ export interface ReadCellsOptions {
 /** The longest line a cells file may hold (a guard against a file that is not JSON Lines): 256 MiB. */
 export const MAX_CELL_LINE_BYTES = 256 * 1024 * 1024;
 
-const NEWLINE = 0x0a;
 const OUTCOMES = new Set(['activated', 'not_activated', 'error']);
 const EXPECTS = new Set(['activate', 'not_activate']);
 
@@ -50,13 +49,7 @@ export function cellShapeProblem(value: unknown): string | null {
  */
 export async function* readCells(cellsFile: string, options: ReadCellsOptions = {}): AsyncGenerator<CellRecord> {
   const maxLineBytes = options.maxLineBytes ?? MAX_CELL_LINE_BYTES;
-  const stream = createReadStream(cellsFile, { highWaterMark: 1 << 18 });
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  let lineNo = 0;
-
-  const parse = (bytes: Buffer, last: boolean): CellRecord | null => {
-    lineNo++;
+  const parse = (bytes: Buffer, last: boolean, lineNo: number): CellRecord | null => {
     const text = bytes.toString('utf8').replace(/\r$/, '');
     if (text.trim() === '') return null;
     let value: unknown;
@@ -78,29 +71,13 @@ export async function* readCells(cellsFile: string, options: ReadCellsOptions = 
     return value as CellRecord;
   };
 
+  const tooLong = (line: number) =>
+    new WorkbenchError('invalid_request', `${cellsFile}:${line}: line longer than ${maxLineBytes} bytes; is this a cells.jsonl file?`, { details: { file: cellsFile, line } });
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      let start = 0;
-      for (let nl = chunk.indexOf(NEWLINE, start); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-        const piece = chunk.subarray(start, nl);
-        const line = pending.length === 0 ? piece : Buffer.concat([...pending, piece], pendingBytes + piece.length);
-        pending = [];
-        pendingBytes = 0;
-        start = nl + 1;
-        const cell = parse(line, false);
-        if (cell) yield cell;
-      }
-      if (start < chunk.length) {
-        // Copy: the stream may reuse nothing today, but a held subarray would pin the whole chunk.
-        const rest = Buffer.from(chunk.subarray(start));
-        pending.push(rest);
-        pendingBytes += rest.length;
-        if (pendingBytes > maxLineBytes) {
-          throw new WorkbenchError('invalid_request', `${cellsFile}:${lineNo + 1}: line longer than ${maxLineBytes} bytes; is this a cells.jsonl file?`, {
-            details: { file: cellsFile, line: lineNo + 1 },
-          });
-        }
-      }
+    for await (const line of fileLines(cellsFile, { maxLineBytes, tooLong })) {
+      // With `tooLong`, every line comes with its bytes.
+      const cell = parse(line.bytes!, !line.complete, line.number);
+      if (cell) yield cell;
     }
   } catch (error) {
     if (error instanceof WorkbenchError) throw error;
@@ -108,11 +85,5 @@ export async function* readCells(cellsFile: string, options: ReadCellsOptions = 
     if (code === 'ENOENT') throw new WorkbenchError('not_found', `cells file not found: ${cellsFile}`, { cause: error });
     if (code === 'EISDIR') throw new WorkbenchError('invalid_request', `${cellsFile} is a directory, not a cells.jsonl file`, { cause: error });
     throw new WorkbenchError('unavailable', `could not read ${cellsFile}: ${(error as Error).message}`, { cause: error });
-  } finally {
-    stream.destroy();
-  }
-  if (pendingBytes > 0) {
-    const cell = parse(Buffer.concat(pending, pendingBytes), true);
-    if (cell) yield cell;
   }
 }

@@ -89,6 +89,24 @@ describe('readCells', () => {
     }
   });
 
+  it('fails with the line number on a line past the limit, whether or not its newline has come', async () => {
+    const [a, b] = fixtureCells();
+    const run = await writeRun([a!]);
+    try {
+      const long = JSON.stringify({ ...b!, error: 'x'.repeat(600_000) });
+      const read = (text: string) => writeFile(run.cellsFile, text).then(() => failure((async () => {
+        for await (const _ of readCells(run.cellsFile, { maxLineBytes: 100_000 })) void _;
+      })()));
+      for (const text of [`${JSON.stringify(a)}\n${long}\n`, `${JSON.stringify(a)}\n${long}`]) {
+        const e = await read(text);
+        expect(e.code).toBe('invalid_request');
+        expect(e.message).toContain(`${run.cellsFile}:2: line longer than 100000 bytes`);
+      }
+    } finally {
+      await run.cleanup();
+    }
+  });
+
   it('joins lines across read chunks, including multi-byte characters split between chunks', async () => {
     const [a] = fixtureCells();
     // Lines far longer than one 256 KiB chunk, full of 2-, 3- and 4-byte characters.
