@@ -10,6 +10,7 @@
  * `StoreError`s at this boundary by `redisErrors.ts`, and messages name the URL
  * with its password replaced by `***`.
  */
+import { isAscii } from 'node:buffer';
 import { resolveLimits } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { WorkbenchError } from '../errors';
@@ -636,7 +637,9 @@ function jsonArray(values: Buffer[]): string {
     parts.push(values[i]!);
   }
   parts.push(CLOSE);
-  return Buffer.concat(parts).toString('utf8');
+  const joined = Buffer.concat(parts);
+  // A catalog that is all ASCII (the usual case) decodes as one-byte text, twice as fast as UTF-8.
+  return isAscii(joined) ? joined.toString('latin1') : joined.toString('utf8');
 }
 
 function parseMetadata(value: string | null | undefined): SkillMetadata | undefined {

@@ -365,6 +365,36 @@ describe('redis adapter', () => {
       }
     });
 
+    it('lists display names and descriptions outside ASCII exactly, in an all-ASCII catalog and in one with a single such entry', async () => {
+      const deployment = 'catalog-text';
+      const store = await openRedisStore(`${standalone.url}?deployment=${deployment}`);
+      const raw = new Redis(standalone.url);
+      const catalog = redisKeyspace(deployment).catalog;
+      const entry = (name: string, text: string) =>
+        JSON.stringify({ namespace: 'ops', name, display_name: text, description: `${text}.`, domains: ['ops'], tags: ['t'], manifest_hash: 'sha256:00', updated_at: '2026-01-01T00:00:00.000Z', version: 1 });
+      const texts = async () => (await store.listMetadata()).map((m) => [m.display_name, m.description]);
+      try {
+        await raw.hset(catalog, { 'ops/a': entry('a', 'Plain text'), 'ops/b': entry('b', 'Tab\there, quote " and slash \\') });
+        expect(await texts()).toEqual([
+          ['Plain text', 'Plain text.'],
+          ['Tab\there, quote " and slash \\', 'Tab\there, quote " and slash \\.'],
+        ]);
+        // Latin-1 range, three-byte and four-byte UTF-8: a one-byte decode of these bytes would garble every one.
+        const wide = 'Café ÿ – 東京 😀';
+        await raw.hset(catalog, 'ops/c', entry('c', wide));
+        expect(await texts()).toEqual([
+          ['Plain text', 'Plain text.'],
+          ['Tab\there, quote " and slash \\', 'Tab\there, quote " and slash \\.'],
+          [wide, `${wide}.`],
+        ]);
+        expect((await store.listMetadata({ namespace: 'ops', domain: 'ops' })).map((m) => m.display_name)).toEqual(['Plain text', 'Tab\there, quote " and slash \\', wide]);
+      } finally {
+        await raw.del(catalog);
+        raw.disconnect();
+        await store.close();
+      }
+    });
+
     it('writes only documented keys under the deployment prefix', async () => {
       const deployment = 'layout-check';
       const store = await openRedisStore(`${standalone.url}?deployment=${deployment}`);
