@@ -68,8 +68,10 @@ export async function* fileLines(file: string, options: FileLinesOptions): Async
           if (tooLong) throw tooLong(number + 1);
           pieces = [];
           skipping = true;
+        } else if (!skipping) {
           // Copy: a held subarray would pin the whole chunk.
-        } else if (!skipping) pieces.push(Buffer.from(chunk.subarray(start)));
+          pieces.push(Buffer.from(chunk.subarray(start)));
+        }
       }
     }
   } catch (error) {
