@@ -73,6 +73,48 @@ export function ensureRendererBuilt(): void {
 
 const ERRORS = new WeakMap<Page, string[]>();
 
+/**
+ * Features playwright-core (1.65.1) switches off in every Chromium it launches
+ * (its `chromiumSwitches`). Chromium honours only the last `--disable-features`
+ * on its command line, so {@link CHROMIUM_ARGS} repeats them beside ours;
+ * test/e2e/harness.test.ts fails when an upgrade adds one this list lacks.
+ */
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Browser UI the tests never see. Every window (one per browser context) of
+ * this headless Chromium preloads the address bar's suggestion popup, a WebUI
+ * page in a renderer process of its own: over the e2e project that renderer
+ * burned about 100 CPU-s of the machine's ~650, time the workbench's own
+ * pages then waited for.
+ */
+const UNUSED_BROWSER_UI = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+
+/** Chromium's switches beside playwright-core's own. */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--font-render-hinting=none',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...UNUSED_BROWSER_UI].join(',')}`,
+];
+
 let sharedBrowser: Promise<Browser> | undefined;
 
 /**
@@ -82,7 +124,7 @@ let sharedBrowser: Promise<Browser> | undefined;
  */
 function browser(): Promise<Browser> {
   if (!sharedBrowser) {
-    const launched = chromium.launch({ executablePath: chromiumPath(), args: ['--disable-gpu', '--disable-dev-shm-usage', '--font-render-hinting=none'] });
+    const launched = chromium.launch({ executablePath: chromiumPath(), args: [...CHROMIUM_ARGS] });
     sharedBrowser = launched;
     launched.then(
       (b) => b.on('disconnected', () => {
