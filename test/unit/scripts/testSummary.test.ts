@@ -17,7 +17,15 @@ const sample = fileURLToPath(new URL('./fixtures/vitest-run', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'skillbench-summary-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+let sampleRun: unknown;
+
+/** The JSON report of one real vitest run over the sample (run once: each run is a whole vitest process). */
 function sampleReport(): unknown {
+  sampleRun ??= runSample();
+  return structuredClone(sampleRun);
+}
+
+function runSample(): unknown {
   const out = join(dir, 'report.json');
   const run = spawnSync(
     process.execPath,
