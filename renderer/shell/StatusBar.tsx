@@ -9,6 +9,7 @@ import { useConnection } from '../connections/queries';
 import { colourOf, useConnectionsStore } from '../connections/useConnectionsStore';
 import { textOn } from '../connections/env';
 import { executeCommand } from './commands';
+import { Icon } from './icons';
 import { messageOf, useNotificationsStore } from './useNotificationsStore';
 import { useActiveTab } from './useTabsStore';
 import { cursorText, useStatusStore, type Meter } from './useStatusStore';
@@ -77,7 +78,11 @@ export function StatusBar() {
         {offline && <span data-testid="status-offline">Offline</span>}
         <span className="isolate">{connection ? connection.label : name ? name : 'No connection'}</span>
         {connection?.read_only && <span title="Read-only connection">read-only</span>}
-        {connection?.protected && <span title="Protected: publishes need an approved review">🔒</span>}
+        {connection?.protected && (
+          <span role="img" aria-label="protected" title="Protected: publishes need an approved review" data-testid="status-protected">
+            <Icon name="lock" size={12} />
+          </span>
+        )}
       </button>
       {status?.problems && (
         <span className="status-item" data-testid="status-problems" title={`${status.problems.errors} error${status.problems.errors === 1 ? '' : 's'}, ${status.problems.warnings} warning${status.problems.warnings === 1 ? '' : 's'}`}>

@@ -17,6 +17,7 @@ import gitPullRequest from '@vscode/codicons/src/icons/git-pull-request.svg?url'
 import history from '@vscode/codicons/src/icons/history.svg?url';
 import json from '@vscode/codicons/src/icons/json.svg?url';
 import library from '@vscode/codicons/src/icons/library.svg?url';
+import lock from '@vscode/codicons/src/icons/lock.svg?url';
 import pulse from '@vscode/codicons/src/icons/pulse.svg?url';
 import question from '@vscode/codicons/src/icons/question.svg?url';
 import refresh from '@vscode/codicons/src/icons/refresh.svg?url';
@@ -37,6 +38,7 @@ const ICONS = {
   history,
   json,
   library,
+  lock,
   pulse,
   question,
   refresh,

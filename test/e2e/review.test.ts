@@ -228,6 +228,11 @@ describe('journey 9b: request review from the editor, approve as another identit
     await expect.poll(() => rita.getByTestId(`review-status-${id}`).textContent()).toBe('Approved');
     await expect(rita.getByTestId('review-signature-principal-1').textContent()).resolves.toBe('rita@example.com');
     await expect(rita.getByTestId('review-signature-1').getAttribute('data-counts')).resolves.toBe('true');
+    // The protected connection's lock is drawn from the bundled icons, not an emoji a machine's fonts may lack.
+    const lock = rita.getByTestId('status-protected');
+    await expect(lock.getAttribute('title')).resolves.toBe('Protected: publishes need an approved review');
+    await expect(lock.locator('[data-icon="lock"]').count()).resolves.toBe(1);
+    await expect(lock.textContent()).resolves.toBe('');
     await screenshotSizes(rita, 'review-signed-approved');
     await rita.emulateMedia({ colorScheme: 'light' });
     await screenshotSizes(rita, 'review-signed-approved-light');
