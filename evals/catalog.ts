@@ -20,7 +20,7 @@ import { skillKey, type Finding, type SkillAuthoringLimits, type SkillId, type S
 import { compareIds, defaultBindings } from '../core/selector/bindings';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from '../core/selector/limits';
 import { pinCandidates } from '../core/selector/pinning';
-import { deepFreeze } from '../core/workspace/catalog';
+import { deepFreeze } from '../core/frozen';
 import { activationEntry, renderCatalog } from '../core/selector/render';
 import type { PinningRecord, SkillBinding } from '../core/selector/types';
 import { StoreError, isStoreError } from '../core/store/errors';

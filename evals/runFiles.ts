@@ -14,7 +14,7 @@ import { WorkbenchError } from '../core/errors';
 import { writeFileAtomic } from '../core/fs/atomic';
 import { FileLock } from '../core/fs/fileLock';
 import type { CellRecord, EvalSummary, RunHeader } from './types';
-import { isDeeplyFrozen } from '../core/selector/frozen';
+import { isDeeplyFrozen } from '../core/frozen';
 import { fileLines } from './jsonLines';
 import { cellShapeProblem, MAX_CELL_LINE_BYTES } from './reports/cells';
 

@@ -29,7 +29,7 @@ import { pinCandidates, type PinningResult } from '../core/selector/pinning';
 import { selectForRequest, type SelectionResult, type SelectionTrace } from '../core/selector/select';
 import type { SelectionContext, SkillBinding } from '../core/selector/types';
 import type { SkillRegistryReader } from '../core/store/types';
-import { deepFreeze } from '../core/workspace/catalog';
+import { deepFreeze } from '../core/frozen';
 import { Aggregator } from './aggregate';
 import { cachedModel, type AnswerCache, type CacheStats } from './cache';
 import { redactValue } from '../core/redact';

@@ -47,6 +47,8 @@ export const ISOMORPHIC = [
   'core/errors.ts',
   'core/redact.ts',
   'core/retry.ts',
+  // Freezing shared values and telling a value that can never change: the selector, the stores and the cells writer.
+  'core/frozen.ts',
   // Contracts of Node-only folders that hold types and pure values only.
   'core/models/types.ts',
   // Model specs, aliases and their errors: pure, and the model picker's types (core/models/types.ts) name the aliases and prices.

@@ -18,7 +18,7 @@ import type { Boundary, SkillId } from '../package/types';
 import { compareIds } from './bindings';
 import { runSelectorCall } from './call';
 import { decodeActivation } from './decode';
-import { isDeeplyFrozen } from './frozen';
+import { isDeeplyFrozen } from '../frozen';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from './limits';
 import { ACTIVATION_OUTPUT_FORMAT, ACTIVATION_TEMPLATE_V1 } from './prompts/activation-v1';
 import type { PromptTemplate } from './prompts/template';

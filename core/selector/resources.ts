@@ -14,7 +14,7 @@ import type { Boundary, ResourceIndexEntry, SkillManifest } from '../package/typ
 import { compareIds } from './bindings';
 import { runSelectorCall } from './call';
 import { decodeResources } from './decode';
-import { isDeeplyFrozen } from './frozen';
+import { isDeeplyFrozen } from '../frozen';
 import { DEFAULT_SELECTOR_LIMITS, type SelectorLimits } from './limits';
 import type { PromptTemplate } from './prompts/template';
 import { RESOURCE_OUTPUT_FORMAT, RESOURCE_TEMPLATE_V1 } from './prompts/resource-v1';

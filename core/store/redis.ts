@@ -14,6 +14,7 @@ import { isAscii } from 'node:buffer';
 import { resolveLimits } from '../package/index';
 import type { SkillAuthoringLimits, SkillId, SkillManifest, SkillPackage } from '../package/types';
 import { WorkbenchError } from '../errors';
+import { deepFreeze } from '../frozen';
 import { StoreError } from './errors';
 import { verifiedManifest, verifiedResource } from './verify';
 import { etagFor, parseEtagList } from './etag';
@@ -175,13 +176,14 @@ class RedisStore implements SkillStore {
   private readonly clock: () => Date;
   private closed: Promise<void> | undefined;
   /**
-   * The order the last whole-catalog read sorted HVALS's answer into (sorted
-   * position → HVALS position). HVALS answers in the hash's own order, which stays
-   * put while the catalog does; starting the sort from the last order lets the
-   * (adaptive) sort finish in one pass instead of n log n comparisons. Only a hint:
-   * the sort still runs, so a changed catalog is sorted correctly.
+   * The last whole-catalog read: its bytes (HVALS's answer joined as one JSON
+   * array) and its entries, parsed, deeply frozen and in skill-id order. A read
+   * whose bytes are the same, byte for byte, serves these entries instead of
+   * parsing and sorting them again; any change anywhere in the hash (a publish
+   * by this process, another process or another host sharing the keyspace)
+   * changes the bytes, so no version counter has to be kept by every writer.
    */
-  private catalogOrder: number[] | undefined;
+  private lastCatalog: { bytes: Buffer; entries: readonly SkillMetadata[] } | undefined;
 
   constructor(
     private readonly client: Client,
@@ -221,27 +223,33 @@ class RedisStore implements SkillStore {
     if (checked.namespace !== undefined) needles.push(Buffer.from(`"namespace":${JSON.stringify(checked.namespace)}`));
     if (checked.domain !== undefined) needles.push(Buffer.from(JSON.stringify(checked.domain)));
     if (checked.tag !== undefined) needles.push(Buffer.from(JSON.stringify(checked.tag)));
-    const picked = needles.length === 0 ? values : values.filter((v) => needles.every((n) => v.includes(n)));
-    let entries: SkillMetadata[];
-    try {
-      // One decode and one parse for the whole catalog instead of one per entry.
-      entries = JSON.parse(jsonArray(picked)) as SkillMetadata[];
-    } catch (error) {
-      throw new StoreError('integrity_mismatch', `the catalog of ${this.description} holds a damaged entry`, { cause: sanitized(error) });
+    if (needles.length === 0) {
+      const entries = this.wholeCatalog(values);
+      return checked.limit === undefined ? entries.slice() : entries.slice(0, checked.limit);
     }
-    const out = needles.length === 0 ? this.sortedCatalog(entries) : entries.filter((e) => matchesFilter(e, checked)).sort(compareSkillIds);
+    const picked = values.filter((v) => needles.every((n) => v.includes(n)));
+    const out = this.parseCatalog(jsonArray(picked)).filter((e) => matchesFilter(e, checked)).sort(compareSkillIds);
     return checked.limit === undefined ? out : out.slice(0, checked.limit);
   }
 
-  /** The whole catalog in skill-id order, starting from the order the last read found. */
-  private sortedCatalog(entries: SkillMetadata[]): SkillMetadata[] {
-    const last = this.catalogOrder;
-    const order = last !== undefined && last.length === entries.length ? last.slice() : Array.from(entries.keys());
-    order.sort((a, b) => compareSkillIds(entries[a]!, entries[b]!));
-    this.catalogOrder = order;
-    const out = new Array<SkillMetadata>(order.length);
-    for (let i = 0; i < order.length; i++) out[i] = entries[order[i]!]!;
-    return out;
+  /** The whole catalog from HVALS's answer, in skill-id order (see {@link lastCatalog}). */
+  private wholeCatalog(values: Buffer[]): readonly SkillMetadata[] {
+    const bytes = jsonArray(values);
+    const last = this.lastCatalog;
+    if (last !== undefined && last.bytes.equals(bytes)) return last.entries;
+    const entries = deepFreeze(this.parseCatalog(bytes).sort(compareSkillIds));
+    this.lastCatalog = { bytes, entries };
+    return entries;
+  }
+
+  /** Parses catalog entries joined by {@link jsonArray}: one decode and one parse for all of them. */
+  private parseCatalog(bytes: Buffer): SkillMetadata[] {
+    try {
+      // A catalog that is all ASCII (the usual case) decodes as one-byte text, twice as fast as UTF-8.
+      return JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')) as SkillMetadata[];
+    } catch (error) {
+      throw new StoreError('integrity_mismatch', `the catalog of ${this.description} holds a damaged entry`, { cause: sanitized(error) });
+    }
   }
 
   async resolveCandidates(requests: CandidateRequest[]): Promise<CandidateResult[]> {
@@ -629,17 +637,15 @@ const OPEN = Buffer.from('[');
 const COMMA = Buffer.from(',');
 const CLOSE = Buffer.from(']');
 
-/** `[v1,v2,...]` as one string, from JSON texts held in buffers. */
-function jsonArray(values: Buffer[]): string {
+/** `[v1,v2,...]` as the bytes of one JSON array, from JSON texts held in buffers. */
+function jsonArray(values: Buffer[]): Buffer {
   const parts: Buffer[] = [OPEN];
   for (let i = 0; i < values.length; i++) {
     if (i > 0) parts.push(COMMA);
     parts.push(values[i]!);
   }
   parts.push(CLOSE);
-  const joined = Buffer.concat(parts);
-  // A catalog that is all ASCII (the usual case) decodes as one-byte text, twice as fast as UTF-8.
-  return isAscii(joined) ? joined.toString('latin1') : joined.toString('utf8');
+  return Buffer.concat(parts);
 }
 
 function parseMetadata(value: string | null | undefined): SkillMetadata | undefined {

@@ -26,6 +26,7 @@ import type {
 } from '../store/types';
 import { discoverPackages } from './discover';
 import { PACKAGE_FILE_MAX_BYTES, readFileBounded } from './read';
+import { deepFreeze } from '../frozen';
 
 /** A package that could not be served, with why. */
 export interface CatalogProblem {
@@ -64,15 +65,6 @@ interface Served {
   metadata: SkillMetadata;
   manifest: SkillManifest;
   resources: Map<string, SkillResourceBody>;
-}
-
-/** Freezes a plain value deeply (in place) and returns it: served objects are shared between callers and must not change. */
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 /**

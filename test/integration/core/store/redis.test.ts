@@ -365,6 +365,37 @@ describe('redis adapter', () => {
       }
     });
 
+    it('answers a repeated whole-catalog read from its last parse only while the bytes are the same: a one-byte change by another client shows at once', async () => {
+      const deployment = 'catalog-reuse';
+      const store = await openRedisStore(`${standalone.url}?deployment=${deployment}`);
+      const raw = new Redis(standalone.url);
+      const catalog = redisKeyspace(deployment).catalog;
+      const entry = (name: string, description: string) =>
+        JSON.stringify({ namespace: 'ops', name, display_name: name, description, domains: ['ops'], tags: ['t'], manifest_hash: 'sha256:00', updated_at: '2026-01-01T00:00:00.000Z', version: 1 });
+      try {
+        await raw.hset(catalog, { 'ops/a': entry('a', 'first'), 'ops/b': entry('b', 'second') });
+        const first = await store.listMetadata();
+        expect(first.map((m) => m.description)).toEqual(['first', 'second']);
+        // The entries are shared between reads, so they cannot be changed; the array is the caller's own.
+        expect(Object.isFrozen(first[0]) && Object.isFrozen(first[0]!.tags)).toBe(true);
+        expect(() => {
+          (first[0] as { description: string }).description = 'changed';
+        }).toThrow(TypeError);
+        first.pop();
+        expect((await store.listMetadata()).map((m) => m.description)).toEqual(['first', 'second']);
+        expect((await store.listMetadata({ limit: 1 })).map((m) => m.name)).toEqual(['a']);
+        // Same length, one byte apart, written behind the store's back.
+        await raw.hset(catalog, 'ops/b', entry('b', 'secone'));
+        expect((await store.listMetadata()).map((m) => m.description)).toEqual(['first', 'secone']);
+        await raw.hdel(catalog, 'ops/a');
+        expect((await store.listMetadata()).map((m) => m.name)).toEqual(['b']);
+      } finally {
+        await raw.del(catalog);
+        raw.disconnect();
+        await store.close();
+      }
+    });
+
     it('lists display names and descriptions outside ASCII exactly, in an all-ASCII catalog and in one with a single such entry', async () => {
       const deployment = 'catalog-text';
       const store = await openRedisStore(`${standalone.url}?deployment=${deployment}`);

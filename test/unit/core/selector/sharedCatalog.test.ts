@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { pinCandidates } from '../../../../core/selector/pinning';
 import { selectForRequest } from '../../../../core/selector/select';
 import type { SkillRegistryReader } from '../../../../core/store/types';
-import { deepFreeze } from '../../../../core/workspace/catalog';
+import { deepFreeze } from '../../../../core/frozen';
 import { bind, pkg, registryOf, resource, ScriptedModel } from './fixtures';
 
 const packages = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDeeplyFrozen } from '../../../../core/selector/frozen';
+import { isDeeplyFrozen } from '../../../core/frozen';
 
 describe('isDeeplyFrozen', () => {
   it('is true only for values frozen all the way down', () => {

@@ -20,3 +20,12 @@ export function isDeeplyFrozen(value: unknown): boolean {
   deeplyFrozen.add(value);
   return true;
 }
+
+/** Freezes a plain value deeply (in place) and returns it: served objects are shared between callers and must not change. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
