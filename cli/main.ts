@@ -113,6 +113,7 @@ function help(io: CliIo): void {
 function groupHelp(group: string, subs: readonly string[]): string {
   const lines = [`Usage: skillbench ${group} <command> [options]`, '', 'Commands:'];
   for (const sub of subs) lines.push(`  ${sub.padEnd(10)} ${SUMMARIES[`${group} ${sub}`] ?? ''}`.trimEnd());
+  lines.push('', 'Options of every command:', ...GLOBAL_FLAGS.map((g) => `  ${g.flag.padEnd(9)} ${g.help}`));
   lines.push('', `Run \`skillbench ${group} <command> --help\` for its options.`);
   return lines.join('\n');
 }

@@ -63,8 +63,15 @@ describe('skillbench --help', () => {
   });
 });
 
+/** The groups of subcommands (`review`, `registry`, `connection`, ...): the first words of two-word command names. */
+const GROUPS = [...new Set(commandNames().filter((n) => n.includes(' ')).map((n) => n.split(' ')[0]!))];
+
 describe('skillbench command groups', () => {
-  for (const group of ['review', 'registry']) {
+  it('include review, registry and connection', () => {
+    expect(GROUPS).toEqual(expect.arrayContaining(['review', 'registry', 'connection']));
+  });
+
+  for (const group of GROUPS) {
     it(`'${group}' alone lists its subcommands with their summaries (exit 2), and with --help (exit 0)`, async () => {
       const subs = commandNames()
         .filter((n) => n.startsWith(`${group} `))
@@ -117,5 +124,13 @@ describe('every --help', () => {
     const top = capture();
     await main(['--help'], top.io);
     expect(top.out()).toMatch(/^ {2}--debug +\S/m);
+    // A group's own page, with --help and alone.
+    for (const group of GROUPS) {
+      for (const args of [[group, '--help'], [group]]) {
+        const c = capture();
+        await main(args, c.io);
+        expect(c.out(), args.join(' ')).toMatch(/^ {2}--debug +\S/m);
+      }
+    }
   });
 });
