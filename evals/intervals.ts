@@ -60,9 +60,11 @@ export function seedOf(label: string): number {
 
 /** mulberry32: a small, fast, well-mixed 32-bit generator, returning integers in [0, n). */
 function generator(seed: number): (n: number) => number {
-  let a = seed >>> 0;
+  // The state is kept as a signed 32-bit integer: an unsigned one above 2^31 would be boxed as a
+  // heap number on every step (millions per run). The bits, and so the sequence, are the same.
+  let a = seed | 0;
   return (n) => {
-    a = (a + 0x6d2b79f5) >>> 0;
+    a = (a + 0x6d2b79f5) | 0;
     let t = a;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
