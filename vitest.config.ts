@@ -35,6 +35,8 @@ export default defineConfig({
           include: ['test/unit/**/*.test.ts'],
           exclude: HEAP_TESTS,
           isolate: false,
+          // Before any file's imports: a store persisted in localStorage binds to it when first loaded.
+          setupFiles: ['test/helpers/memoryStorage.ts'],
         },
       },
       {

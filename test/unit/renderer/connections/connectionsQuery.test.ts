@@ -4,7 +4,6 @@
  * saved one active (and remembered), and a chord pressed before the list
  * loaded runs once, with the settled active connection, when it loads.
  */
-import '../shell/memoryStorage';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,4 +1,3 @@
-import './memoryStorage';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { closeTabs, registerTabPersistence, useGuardStore } from '../../../../renderer/shell/guard';
 import { isTabOf, paramsOf, useTabsStore } from '../../../../renderer/shell/useTabsStore';

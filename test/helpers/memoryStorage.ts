@@ -1,6 +1,9 @@
 /**
- * An in-memory stand-in for the browser's `localStorage`, installed before the
- * persisted stores load so their logic can be unit-tested in Node. The real
+ * An in-memory stand-in for the browser's `localStorage`, so the persisted
+ * stores' logic can be unit-tested in Node. The unit project loads it as a
+ * setup file, before any test file: a persisted store reads `localStorage`
+ * once, when its module first loads, and in a worker that keeps modules
+ * between files (no isolation) that may be any file's import. The real
  * storage is exercised by the end-to-end tests in Chromium.
  */
 class MemoryStorage {
