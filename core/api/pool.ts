@@ -12,6 +12,7 @@
  * Node-only: stores hold sockets and files.
  */
 import { WorkbenchError } from '../errors';
+import { notAnswering } from '../store/errors';
 import type { SkillStore } from '../store/types';
 import type { ConnectionProfile, ConnectionState, SecretProtection, SecretsPresence } from './contract';
 import { toErrorData } from './errors';
@@ -193,7 +194,8 @@ export class ConnectionPool {
       return result;
     } catch (error) {
       if (isOffline(error)) {
-        this.setState(name, entry, { status: 'offline', description: store.description, error: toErrorData(error) });
+        // The state is said of the store, as the reachability probe says it; the caller still gets its request's error.
+        this.setState(name, entry, { status: 'offline', description: store.description, error: toErrorData(notAnswering(store.description, error)) });
       } else if (error instanceof WorkbenchError) {
         this.setState(name, entry, { status: 'open', description: store.description });
       }

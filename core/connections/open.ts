@@ -15,7 +15,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { WorkbenchError } from '../errors';
 import type { ConnectionProfile } from './types';
-import { StoreError } from '../store/errors';
+import { notAnswering, StoreError } from '../store/errors';
 import { openLocalStore } from '../store/local';
 import { openSeededStore } from '../store/seed';
 import type { DeleteRequest, DeleteResult, PublishRequest, PublishResult, SkillStore } from '../store/types';
@@ -57,12 +57,8 @@ export async function probeStore(store: SkillStore, profile: ConnectionProfile):
     await store.getPublished(PROBE_ID);
   } catch (error) {
     if (error instanceof WorkbenchError && error.code === 'not_found') return;
-    if (error instanceof StoreError && (error.code === 'unavailable' || error.code === 'timeout')) {
-      // Said of the store, not of the probe's request.
-      const reason = error.message.replace(/^[A-Z]+ \S+: /, '');
-      throw new StoreError(error.code, `${store.description} does not answer: ${reason}`, { cause: error, ...(error.details && { details: error.details }) });
-    }
-    throw error;
+    // Said of the store, not of the probe's request.
+    throw notAnswering(store.description, error);
   }
 }
 

@@ -38,6 +38,7 @@ describe('connection states', () => {
   let adminStore: SkillStore;
   let admin: { close(): Promise<void> };
   let proxy: TcpProxy;
+  let adminPort: number;
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'skillbench-states-'));
@@ -47,7 +48,8 @@ describe('connection states', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     admin = { close: () => stopServer(server, 500) };
     // The workbench reaches the host through a proxy, so the test can cut the network in between.
-    proxy = await startTcpProxy((server.address() as { port: number }).port);
+    adminPort = (server.address() as { port: number }).port;
+    proxy = await startTcpProxy(adminPort);
     wb = await openWorkbench('direct', { env: { PATH: process.env['PATH'], SKILLBENCH_SECRET_KEY: 'a passphrase for the tests' } });
   });
 
@@ -146,6 +148,29 @@ describe('connection states', () => {
     const after = await wb.client['validate.package']({ text, skill: WEATHER, connection: 'remote' });
     expect(after.result).toEqual(before.result);
     expect((await wb.client['connections.list']({})).connections.find((c) => c.profile.name === 'remote')?.state.status).toBe('offline');
+  });
+
+  it('says the same of a host that stops answering whether a read of the user or the next check notices first', async () => {
+    const cut = await startTcpProxy(adminPort);
+    try {
+      const url = `http://127.0.0.1:${cut.port}/api/v1/skills`;
+      await wb.client['connections.save']({ profile: { name: 'remote-read', target: { kind: 'http', url, auth: 'bearer', timeout_ms: 2000 } }, secrets: { token: TOKEN } });
+      expect((await wb.client['catalog.page']({ connection: 'remote-read' })).items.length).toBeGreaterThan(0);
+
+      await cut.close();
+      // A read notices first: the call fails with its request's error, and the connection's state is said of the host.
+      const read = await failure(wb.client['packages.get']({ connection: 'remote-read', skill: WEATHER }));
+      expect(read.code).toBe('unavailable');
+      const state = (await wb.client['connections.list']({})).connections.find((c) => c.profile.name === 'remote-read')!.state;
+      expect(state.status).toBe('offline');
+      expect(state.error?.message).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v1\/skills does not answer: /);
+      expect(state.error?.message).not.toMatch(/\bGET\b/);
+      // The check then says it in the same words.
+      const checked = await wb.client['connections.open']({ name: 'remote-read', check: true });
+      expect(checked.state.error?.message).toBe(state.error?.message);
+    } finally {
+      await cut.close();
+    }
   });
 
   it('fails to open an unknown profile as a call, not as a state', async () => {
