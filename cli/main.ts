@@ -109,11 +109,14 @@ function help(io: CliIo): void {
   io.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/** The flags every command takes, as a command's (or a group's) `--help` ends with them. */
+const EVERY_COMMAND_OPTIONS: readonly string[] = ['', 'Options of every command:', ...GLOBAL_FLAGS.map((g) => `  ${g.flag.padEnd(9)} ${g.help}`)];
+
 /** The subcommands of a group such as `review`, the way `skillbench --help` lists commands. */
 function groupHelp(group: string, subs: readonly string[]): string {
   const lines = [`Usage: skillbench ${group} <command> [options]`, '', 'Commands:'];
   for (const sub of subs) lines.push(`  ${sub.padEnd(10)} ${SUMMARIES[`${group} ${sub}`] ?? ''}`.trimEnd());
-  lines.push('', 'Options of every command:', ...GLOBAL_FLAGS.map((g) => `  ${g.flag.padEnd(9)} ${g.help}`));
+  lines.push(...EVERY_COMMAND_OPTIONS);
   lines.push('', `Run \`skillbench ${group} <command> --help\` for its options.`);
   return lines.join('\n');
 }
@@ -123,7 +126,7 @@ function groupHelp(group: string, subs: readonly string[]): string {
  * for a command naming a store, what a connection may be.
  */
 export function usageFooter(name: string): string {
-  const lines = ['', 'Options of every command:', ...GLOBAL_FLAGS.map((g) => `  ${g.flag.padEnd(9)} ${g.help}`)];
+  const lines = [...EVERY_COMMAND_OPTIONS];
   const flags = (COMMAND_TABLE[name]?.flags ?? []).map((f) => flagInfo(f)).filter((f) => CONNECTION_FLAGS.includes(f.name) && (f.value === 'CONN' || f.value === 'CONN_OR_DIR'));
   if (flags.length > 0) {
     lines.push(

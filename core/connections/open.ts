@@ -15,7 +15,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { WorkbenchError } from '../errors';
 import type { ConnectionProfile } from './types';
-import { notAnswering, StoreError } from '../store/errors';
+import { StoreError } from '../store/errors';
 import { openLocalStore } from '../store/local';
 import { openSeededStore } from '../store/seed';
 import type { DeleteRequest, DeleteResult, PublishRequest, PublishResult, SkillStore } from '../store/types';
@@ -57,8 +57,8 @@ export async function probeStore(store: SkillStore, profile: ConnectionProfile):
     await store.getPublished(PROBE_ID);
   } catch (error) {
     if (error instanceof WorkbenchError && error.code === 'not_found') return;
-    // Said of the store, not of the probe's request.
-    throw notAnswering(store.description, error);
+    // The pool words a store that does not answer as said of the store (notAnswering), for the probe as for any read.
+    throw error;
   }
 }
 

@@ -71,11 +71,10 @@ export function storeErrorCodeForStatus(status: number): StoreErrorCode | undefi
  * `timeout`) said of the store, `<description> does not answer: <reason>`,
  * with the request's own `METHOD URL: ` prefix dropped. What a connection's
  * state says when it goes offline, whichever noticed first: the reachability
- * probe or a request of the user's. Any other error, or one already said of
- * the store, comes back as it is.
+ * probe or a request of the user's. Any other error comes back as it is.
  */
 export function notAnswering(description: string, error: unknown): unknown {
-  if (!isStoreError(error, 'unavailable', 'timeout') || error.message.startsWith(`${description} does not answer: `)) return error;
+  if (!isStoreError(error, 'unavailable', 'timeout')) return error;
   const reason = error.message.replace(/^[A-Z]+ \S+: /, '');
   return new StoreError(error.code, `${description} does not answer: ${reason}`, { cause: error, ...(error.details && { details: error.details }) });
 }

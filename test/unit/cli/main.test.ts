@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
-import { COMMAND_TABLE } from '../../../cli/commandTable';
+import { COMMAND_TABLE, commandGroups } from '../../../cli/commandTable';
 import { SUMMARIES, commandNames, loadCommand, main } from '../../../cli/main';
 import type { CliIo } from '../../../cli/io';
 
@@ -63,8 +63,8 @@ describe('skillbench --help', () => {
   });
 });
 
-/** The groups of subcommands (`review`, `registry`, `connection`, ...): the first words of two-word command names. */
-const GROUPS = [...new Set(commandNames().filter((n) => n.includes(' ')).map((n) => n.split(' ')[0]!))];
+/** The groups of subcommands (`review`, `registry`, `connection`, ...), as the command table has them. */
+const GROUPS = [...commandGroups().keys()];
 
 describe('skillbench command groups', () => {
   it('include review, registry and connection', () => {
