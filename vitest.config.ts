@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { LongFirstSequencer } from './test/helpers/sequencer';
+import { LongFirstSequencer } from './test/helpers/sequencer.ts';
 
 /**
  * Unit tests that measure the worker's live heap (with a full collection every few
