@@ -124,9 +124,20 @@ export async function readHandleBounded(handle: FileHandle, maxBytes: number, la
       throw new WorkbenchError('invalid_request', `${shownPath(label)} is ${kindOf(stats)}, not a regular file: only regular files of at most ${maxBytes} bytes are read`);
     }
     if (stats.size > maxBytes) throw tooLarge(label, maxBytes, stats.size);
-    // The size can lie (files under /proc say 0) or change: read in chunks up to one byte past the limit.
     const chunks: Uint8Array[] = [];
     let length = 0;
+    if (stats.size > 0) {
+      // One read of the size the stat gave, plus a byte to notice growth.
+      const want = stats.size + 1;
+      const first = new Uint8Array(want);
+      const { bytesRead } = await handle.read(first, 0, want, null);
+      // Exactly that size: the whole file, without a second read to find its end.
+      if (bytesRead === stats.size) return first.subarray(0, bytesRead);
+      // It grew or shrank since the stat, or the read stopped early: go on in chunks to the end.
+      chunks.push(first.subarray(0, bytesRead));
+      length = bytesRead;
+    }
+    // The size can lie (files under /proc say 0) or change: read in chunks up to one byte past the limit.
     for (;;) {
       const want = Math.min(CHUNK_BYTES, maxBytes + 1 - length);
       if (want <= 0) break;

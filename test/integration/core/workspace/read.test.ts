@@ -1,11 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, open, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WorkbenchError } from '../../../../core/errors';
-import { readFileBounded, readTextBounded } from '../../../../core/workspace/read';
+import { readFileBounded, readHandleBounded, readTextBounded } from '../../../../core/workspace/read';
 
 let dir: string;
 beforeAll(async () => {
@@ -32,6 +32,43 @@ describe('readFileBounded', () => {
     const text = Array.from({ length: 50_000 }, (_, i) => String(i % 10)).join('');
     await writeFile(join(dir, 'long.txt'), text);
     expect(await readTextBounded(join(dir, 'long.txt'), 1_000_000)).toBe(text);
+  });
+
+  describe('a file that changes between its stat and its read', () => {
+    /** Reads `name` through a real handle whose stat is followed by `change` of the real file, before any byte is read. */
+    async function readChanged(name: string, change: (path: string) => Promise<void>, max: number): Promise<Uint8Array> {
+      const path = join(dir, name);
+      const handle = await open(path, 'r');
+      try {
+        const changing = Object.create(handle) as typeof handle;
+        changing.stat = (async () => {
+          const stats = await handle.stat();
+          await change(path);
+          return stats;
+        }) as typeof handle.stat;
+        changing.read = handle.read.bind(handle) as typeof handle.read;
+        return await readHandleBounded(changing, max, name);
+      } finally {
+        await handle.close();
+      }
+    }
+
+    it('reads every byte of a file that grew, and stops at the end of one that shrank', async () => {
+      const text = 'a'.repeat(70_000);
+      await writeFile(join(dir, 'grows.txt'), text);
+      const grown = await readChanged('grows.txt', (path) => appendFile(path, 'b'.repeat(100_000)), 1_000_000);
+      expect(new TextDecoder().decode(grown)).toBe(text + 'b'.repeat(100_000));
+      await writeFile(join(dir, 'shrinks.txt'), text);
+      const shrunk = await readChanged('shrinks.txt', (path) => truncate(path, 10), 1_000_000);
+      expect(new TextDecoder().decode(shrunk)).toBe('a'.repeat(10));
+    });
+
+    it('refuses a file that grew past the limit after its stat was within it', async () => {
+      await writeFile(join(dir, 'grows-over.txt'), 'a'.repeat(90));
+      const error = await readChanged('grows-over.txt', (path) => appendFile(path, 'b'.repeat(20)), 100).then(() => undefined, (e: unknown) => e as WorkbenchError);
+      expect(error?.code).toBe('payload_too_large');
+      expect(error?.message).toBe('grows-over.txt is larger than the limit of 100 bytes');
+    });
   });
 
   it.runIf(process.platform === 'linux')('stops one byte past the limit on a file whose size says 0 (procfs)', async () => {
