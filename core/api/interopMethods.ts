@@ -4,14 +4,15 @@
  * and `interop.export` of a draft, a workspace file or a stored revision.
  * The conversion lives in core/interop; this only resolves where things are.
  *
- * Node-only: files.
+ * Node-only: files. The conversion (its YAML and Markdown parsers) is loaded
+ * on the first call, not when the service starts.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
-import { expandSkillPaths, importSkills, writeSkillExport } from '../interop/files';
 import { resolveLimits } from '../package/index';
 import type { SkillId } from '../package/types';
 import { identityFromPath } from '../workspace/identity';
+import type * as InteropFiles from '../interop/files';
 import type { ConnectionPool } from './pool';
 import type { Handlers } from './router';
 import type { SourceResolver } from './storeMethods';
@@ -27,6 +28,10 @@ export interface InteropMethodsOptions {
   draft: (id: string) => Promise<{ skill: SkillId } | undefined>;
 }
 
+let conversion: Promise<typeof InteropFiles> | undefined;
+/** core/interop/files, imported once, on first use. */
+const interop = (): Promise<typeof InteropFiles> => (conversion ??= import('../interop/files'));
+
 /** The `interop.*` handlers. */
 export function interopMethods(options: InteropMethodsOptions): Handlers {
   const workspace = (): string => {
@@ -40,6 +45,7 @@ export function interopMethods(options: InteropMethodsOptions): Handlers {
   return {
     'interop.import': async (params) => {
       const root = workspace();
+      const { expandSkillPaths, importSkills } = await interop();
       const paths = await expandSkillPaths(params.paths, root);
       return importSkills(paths, { namespace: params.namespace, workspace: root, cwd: root, overwrite: params.overwrite, dryRun: params.dry_run });
     },
@@ -63,6 +69,7 @@ export function interopMethods(options: InteropMethodsOptions): Handlers {
         skill = draft.skill;
         pkg = (await options.resolveSource(source, limits)).package;
       }
+      const { writeSkillExport } = await interop();
       return writeSkillExport(pkg, skill, where(params.to), { overwrite: params.overwrite, dryRun: params.dry_run });
     },
   };

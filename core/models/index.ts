@@ -3,8 +3,10 @@
  * `chain:openai:fast,anthropic:fast`, `baseline:embedding`, ...) into a
  * {@link ModelClient}, and describe what can be configured for a UI.
  *
- * Node-only. Heavy parts (AI SDK packages, the sentence encoder, llama.cpp) are
- * loaded on first use, so opening a baseline does not load the SDK and vice versa.
+ * Node-only. Heavy parts (AI SDK packages, the HTTP transport and undici, the
+ * sentence encoder, llama.cpp) are loaded on first use, so opening a baseline
+ * does not load the SDK and vice versa, and a process that opens no model
+ * (`skillbench serve` until an evaluation starts) loads none of them.
  */
 import type { Dispatcher } from 'undici';
 import { BUILTIN_MODELS, MODEL_ALIASES, PRICES_AS_OF, aliasEnvVar, resolveModelId } from './aliases';
@@ -15,7 +17,8 @@ import { createLexicalBaseline } from './lexical';
 import type { LlamaCppOptions } from './llamaCpp';
 import { BASE_URL_ENV_VARS, DEFAULT_BASE_URLS, createHostedBackend, loadProviderSdk } from './providers';
 import { parseModelSpec, type LlamaCppSpec, type ModelSpec } from './spec';
-import { createDispatcher, fetchVia, sharedDispatcher, type TransportOptions } from './transport';
+import type * as Transport from './transport';
+import type { TransportOptions } from './transport';
 import type { ModelClient, ProviderDescription } from './types';
 
 export { ModelError, ModelSpecError, classifyError, isModelError } from './errors';
@@ -26,8 +29,17 @@ export { envKeySource, KEY_ENV_VARS } from './keys';
 export type { KeySource } from './keys';
 export { DEFAULT_RETRY_POLICY } from './chain';
 export type { RetryPolicy } from './chain';
-export { closeSharedDispatcher, createDispatcher } from './transport';
 export type { TransportOptions } from './transport';
+
+let transportModule: Promise<typeof Transport> | undefined;
+/** core/models/transport (and undici), imported once, when the first hosted model opens. */
+const transport = (): Promise<typeof Transport> => (transportModule ??= import('./transport'));
+
+/** Closes the process-wide dispatchers, e.g. before the CLI exits (none when no hosted model was opened). */
+export async function closeSharedDispatcher(): Promise<void> {
+  // A transport that failed to load opened nothing.
+  await (await transportModule?.catch(() => undefined))?.closeSharedDispatcher();
+}
 export type { AliasDescription, ProviderDescription } from './types';
 
 /** Options of {@link openModel}. */
@@ -85,6 +97,7 @@ async function openParsed(spec: ModelSpec, options: OpenModelOptions): Promise<M
     case 'hosted':
     case 'chain': {
       const env = options.env ?? process.env;
+      const { createDispatcher, fetchVia, sharedDispatcher } = await transport();
       const owned = options.dispatcher === undefined && options.transport !== undefined ? createDispatcher(options.transport, env) : undefined;
       const dispatcher = options.dispatcher ?? owned ?? sharedDispatcher(env);
       const ctx = { env, keys: options.keys ?? envKeySource(env), fetch: fetchVia(dispatcher) };

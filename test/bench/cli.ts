@@ -5,13 +5,16 @@
  *
  * - `skillbench --help`: lists the commands from their static summaries;
  * - `skillbench list --json`: the default embedded registry (seeded with the
- *   examples by a first run before timing) listed as JSON.
+ *   examples by a first run before timing) listed as JSON;
+ * - `skillbench serve`, from exec until it prints its address (then killed):
+ *   the workbench's start, with no model, Redis or Agent Skills conversion
+ *   loaded until one is used. Informational.
  *
- * Target of each: at most 3x the bare Node start. The bundle is built first
+ * Target of the first two: at most 3x the bare Node start. The bundle is built first
  * (scripts/build-cli.mjs), as `npm install` and `npm test` do, so the rows time
  * the built command rather than a rebuild.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +28,26 @@ const TARGET_RATIO = 3;
 function exec(args: string[], env: NodeJS.ProcessEnv): void {
   const run = spawnSync(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   if (run.status !== 0) throw new Error(`node ${args.join(' ')} exited ${run.status}: ${String(run.stderr)}`);
+}
+
+/** Starts `skillbench serve` on a free port and resolves once it printed its address; the process is killed then. */
+function serveUntilAddress(env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let stderr = '';
+    let printed = false;
+    child.stdout.on('data', (chunk) => {
+      out += String(chunk);
+      if (!printed && out.includes('\n')) {
+        printed = true;
+        child.kill('SIGKILL');
+      }
+    });
+    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+    child.on('error', reject);
+    child.on('close', (code) => (printed ? resolve() : reject(new Error(`skillbench serve exited ${code} before printing its address: ${stderr}`))));
+  });
 }
 
 export async function bench(): Promise<BenchRow[]> {
@@ -55,6 +78,16 @@ export async function bench(): Promise<BenchRow[]> {
         met: ratio <= TARGET_RATIO,
       });
     }
+    const serve = await compare(() => serveUntilAddress(env), bare, { rounds: 15, warmup: 2 });
+    rows.push({
+      suite: 'cli',
+      name: 'skillbench serve, until it prints its address',
+      medianMs: serve.subjectMs,
+      baselineName: 'node -e 0',
+      baselineMs: serve.baselineMs,
+      ratio: serve.subjectMs / serve.baselineMs,
+      target: 'informational',
+    });
     return rows;
   } finally {
     await rm(home, { recursive: true, force: true });

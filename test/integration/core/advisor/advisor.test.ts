@@ -8,7 +8,8 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MalformedAnswerError, analyzePackage, createDefaultAdvisor } from '../../../../core/advisor/index';
-import { createDispatcher, openModel } from '../../../../core/models/index';
+import { openModel } from '../../../../core/models/index';
+import { createDispatcher } from '../../../../core/models/transport';
 import type { ModelClient } from '../../../../core/models/types';
 import { validatePackage } from '../../../../core/package/validate';
 import { anthropicMessage, chatCompletion, openaiResponse, startEmulator, type Emulator, type RecordedRequest } from '../../../helpers/modelEmulator';

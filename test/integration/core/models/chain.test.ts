@@ -5,7 +5,8 @@
  * are recorded ones (test/fixtures/providers/sources.json names each source).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, isModelError, openModel, type KeySource } from '../../../../core/models/index';
+import { isModelError, openModel, type KeySource } from '../../../../core/models/index';
+import { createDispatcher } from '../../../../core/models/transport';
 import type { GenerateRequest, ModelClient } from '../../../../core/models/types';
 import {
   anthropicError,

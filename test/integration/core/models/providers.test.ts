@@ -6,7 +6,8 @@
  * test/fixtures/providers/sources.json) with the test's text filled in.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, isModelError, openModel, type OpenModelOptions } from '../../../../core/models/index';
+import { isModelError, openModel, type OpenModelOptions } from '../../../../core/models/index';
+import { createDispatcher } from '../../../../core/models/transport';
 import type { GenerateRequest, ModelClient } from '../../../../core/models/types';
 import {
   anthropicError,

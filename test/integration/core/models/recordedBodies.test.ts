@@ -8,7 +8,8 @@
  * reason or error kind read here stops matching the recording.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDispatcher, isModelError, openModel } from '../../../../core/models/index';
+import { isModelError, openModel } from '../../../../core/models/index';
+import { createDispatcher } from '../../../../core/models/transport';
 import type { GenerateRequest, ModelClient, ModelErrorKind } from '../../../../core/models/types';
 import { fill, recorded, slotValue, type RecordedName } from '../../../helpers/providerFixtures';
 import { recordedReply, startEmulator, type Emulator } from '../../../helpers/modelEmulator';
