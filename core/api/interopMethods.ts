@@ -9,10 +9,10 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
+import type * as InteropFiles from '../interop/files';
 import { resolveLimits } from '../package/index';
 import type { SkillId } from '../package/types';
 import { identityFromPath } from '../workspace/identity';
-import type * as InteropFiles from '../interop/files';
 import type { ConnectionPool } from './pool';
 import type { Handlers } from './router';
 import type { SourceResolver } from './storeMethods';

@@ -30,6 +30,7 @@ export type { KeySource } from './keys';
 export { DEFAULT_RETRY_POLICY } from './chain';
 export type { RetryPolicy } from './chain';
 export type { TransportOptions } from './transport';
+export type { AliasDescription, ProviderDescription } from './types';
 
 let transportModule: Promise<typeof Transport> | undefined;
 /** core/models/transport (and undici), imported once, when the first hosted model opens. */
@@ -40,7 +41,6 @@ export async function closeSharedDispatcher(): Promise<void> {
   // A transport that failed to load opened nothing.
   await (await transportModule?.catch(() => undefined))?.closeSharedDispatcher();
 }
-export type { AliasDescription, ProviderDescription } from './types';
 
 /** Options of {@link openModel}. */
 export interface OpenModelOptions {
