@@ -69,16 +69,12 @@ function writeAtomically(path, contents) {
 }
 
 /**
- * Builds the CLI bundle into dist/cli and writes its manifest.
- * @param {{ esbuild?: typeof import('esbuild'), prune?: boolean }} [options]
- *   `prune` removes files of earlier builds (a running command may still load
- *   an old chunk lazily, so a rebuild on launch leaves them).
- * @returns {Promise<{ files: number, inputs: number }>}
+ * The esbuild options of the CLI bundle, as {@link buildCli} builds it (nothing
+ * written: the caller writes the output files). Tests inspect the same build.
+ * @returns {import('esbuild').BuildOptions & { metafile: true, write: false }}
  */
-export async function buildCli(options = {}) {
-  const esbuild = options.esbuild ?? (await import('esbuild'));
-  const before = sourceTimes();
-  const result = await esbuild.build({
+export function cliBuildOptions() {
+  return {
     absWorkingDir: ROOT,
     entryPoints: { main: 'cli/main.ts' },
     outdir: BUNDLE_DIR,
@@ -97,7 +93,20 @@ export async function buildCli(options = {}) {
     metafile: true,
     write: false,
     plugins: [sourceUrls],
-  });
+  };
+}
+
+/**
+ * Builds the CLI bundle into dist/cli and writes its manifest.
+ * @param {{ esbuild?: typeof import('esbuild'), prune?: boolean }} [options]
+ *   `prune` removes files of earlier builds (a running command may still load
+ *   an old chunk lazily, so a rebuild on launch leaves them).
+ * @returns {Promise<{ files: number, inputs: number }>}
+ */
+export async function buildCli(options = {}) {
+  const esbuild = options.esbuild ?? (await import('esbuild'));
+  const before = sourceTimes();
+  const result = await esbuild.build(cliBuildOptions());
   const entry = join(BUNDLE_DIR, 'main.mjs');
   const outputs = result.outputFiles.filter((f) => f.path !== entry).concat(result.outputFiles.filter((f) => f.path === entry));
   for (const file of outputs) writeAtomically(file.path, file.contents);
