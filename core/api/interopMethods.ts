@@ -9,7 +9,6 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { WorkbenchError } from '../errors';
-import type * as InteropFiles from '../interop/files';
 import { resolveLimits } from '../package/index';
 import type { SkillId } from '../package/types';
 import { identityFromPath } from '../workspace/identity';
@@ -28,10 +27,6 @@ export interface InteropMethodsOptions {
   draft: (id: string) => Promise<{ skill: SkillId } | undefined>;
 }
 
-let conversion: Promise<typeof InteropFiles> | undefined;
-/** core/interop/files, imported once, on first use. */
-const interop = (): Promise<typeof InteropFiles> => (conversion ??= import('../interop/files'));
-
 /** The `interop.*` handlers. */
 export function interopMethods(options: InteropMethodsOptions): Handlers {
   const workspace = (): string => {
@@ -45,7 +40,7 @@ export function interopMethods(options: InteropMethodsOptions): Handlers {
   return {
     'interop.import': async (params) => {
       const root = workspace();
-      const { expandSkillPaths, importSkills } = await interop();
+      const { expandSkillPaths, importSkills } = await import('../interop/files');
       const paths = await expandSkillPaths(params.paths, root);
       return importSkills(paths, { namespace: params.namespace, workspace: root, cwd: root, overwrite: params.overwrite, dryRun: params.dry_run });
     },
@@ -69,7 +64,7 @@ export function interopMethods(options: InteropMethodsOptions): Handlers {
         skill = draft.skill;
         pkg = (await options.resolveSource(source, limits)).package;
       }
-      const { writeSkillExport } = await interop();
+      const { writeSkillExport } = await import('../interop/files');
       return writeSkillExport(pkg, skill, where(params.to), { overwrite: params.overwrite, dryRun: params.dry_run });
     },
   };

@@ -18,7 +18,6 @@ import type { LlamaCppOptions } from './llamaCpp';
 import { BASE_URL_ENV_VARS, DEFAULT_BASE_URLS, createHostedBackend, loadProviderSdk } from './providers';
 import { parseModelSpec, type LlamaCppSpec, type ModelSpec } from './spec';
 import type * as Transport from './transport';
-import type { TransportOptions } from './transport';
 import type { ModelClient, ProviderDescription } from './types';
 
 export { ModelError, ModelSpecError, classifyError, isModelError } from './errors';
@@ -51,7 +50,7 @@ export interface OpenModelOptions {
   /** HTTP dispatcher to use (not closed by the client). Default: the shared one, or a private one built from `transport`. */
   dispatcher?: Dispatcher;
   /** Builds a private dispatcher for this client (closed by `close()`). Ignored when `dispatcher` is given. */
-  transport?: TransportOptions;
+  transport?: Transport.TransportOptions;
   /** Per-attempt timeout in ms (default 60 s). */
   timeoutMs?: number;
   /** Budget of one `generate` call in ms across retries and failover (default none). */

@@ -14,11 +14,12 @@
  * (scripts/build-cli.mjs), as `npm install` and `npm test` do, so the rows time
  * the built command rather than a rebuild.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startServe } from '../helpers/serve';
 import { compare, type BenchRow } from './harness';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -30,24 +31,11 @@ function exec(args: string[], env: NodeJS.ProcessEnv): void {
   if (run.status !== 0) throw new Error(`node ${args.join(' ')} exited ${run.status}: ${String(run.stderr)}`);
 }
 
-/** Starts `skillbench serve` on a free port and resolves once it printed its address; the process is killed then. */
-function serveUntilAddress(env: NodeJS.ProcessEnv): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let stderr = '';
-    let printed = false;
-    child.stdout.on('data', (chunk) => {
-      out += String(chunk);
-      if (!printed && out.includes('\n')) {
-        printed = true;
-        child.kill('SIGKILL');
-      }
-    });
-    child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-    child.on('error', reject);
-    child.on('close', (code) => (printed ? resolve() : reject(new Error(`skillbench serve exited ${code} before printing its address: ${stderr}`))));
-  });
+/** Starts `skillbench serve` on a free port, waits for its address, then kills it and waits for it to exit. */
+async function serveUntilAddress(home: string): Promise<void> {
+  const served = await startServe(['--port', '0'], { cwd: ROOT, env: { SKILLBENCH_HOME: home } });
+  served.child.kill('SIGKILL');
+  await served.done;
 }
 
 export async function bench(): Promise<BenchRow[]> {
@@ -78,7 +66,7 @@ export async function bench(): Promise<BenchRow[]> {
         met: ratio <= TARGET_RATIO,
       });
     }
-    const serve = await compare(() => serveUntilAddress(env), bare, { rounds: 15, warmup: 2 });
+    const serve = await compare(() => serveUntilAddress(home), bare, { rounds: 15, warmup: 2 });
     rows.push({
       suite: 'cli',
       name: 'skillbench serve, until it prints its address',
