@@ -8,17 +8,36 @@
 import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Files that take far longer than their size suggests, longest first (their durations on a quiet two-core machine). */
+/**
+ * Files that take far longer than their size suggests, longest first: their
+ * seconds on a quiet two-core machine. Started in this order (longest first),
+ * two workers finish together: with the e2e files in vitest's own order the
+ * phase ended with one worker running the last long file for 16 s alone.
+ */
 const LONG_FIRST = [
-  // 10,000 skills seeded through the store before the app starts (~45 s).
-  'test/e2e/catalogScale.test.ts',
-  // The longest journeys (~60 s, ~45 s).
-  'test/e2e/journeys.test.ts',
-  'test/e2e/editor.test.ts',
-  // 100 SIGKILLs of a process saving in a loop (~45 s).
-  'test/integration/core/workspace/crash.test.ts',
+  // The longest journeys.
+  'test/e2e/journeys.test.ts', // 47
+  'test/e2e/editor.test.ts', // 46
+  'test/e2e/shell.test.ts', // 34
+  'test/e2e/form.test.ts', // 33
+  // 10,000 skills seeded through the store before the app starts (20 s), then 8 s of tests.
+  'test/e2e/catalogScale.test.ts', // 30
+  'test/e2e/review.test.ts', // 30
+  'test/e2e/keyboard.test.ts', // 29
+  'test/e2e/evals.test.ts', // 29
+  'test/e2e/interop.test.ts', // 20
+  'test/e2e/redisConnections.test.ts', // 18
+  'test/e2e/diff.test.ts', // 17
+  'test/e2e/offline.test.ts', // 17
+  'test/e2e/catalogHealth.test.ts', // 13
+  'test/e2e/evalCharts.test.ts', // 8
+  'test/e2e/versions.test.ts', // 7
+  // 100 SIGKILLs of processes saving in a loop, in two chains of 50.
+  'test/integration/core/workspace/crash.test.ts', // 30
+  // Evaluation runs through the CLI, some against the real binary.
+  'test/integration/cli/eval.test.ts', // 22
   // Waits out the server's cut-off of a client that never reads (5 s there), then measures its memory.
-  'test/integration/cli/serveMemory.test.ts',
+  'test/integration/cli/serveMemory.test.ts', // 8
 ];
 
 /** Vitest's sequencer, with {@link LONG_FIRST} moved to the front of each project. */
