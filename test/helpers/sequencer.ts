@@ -9,10 +9,10 @@ import { relative } from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * Files that take far longer than their size suggests, longest first: their
- * seconds on a quiet two-core machine. Started in this order (longest first),
- * two workers finish together: with the e2e files in vitest's own order the
- * phase ended with one worker running the last long file for 16 s alone.
+ * Files started first, longest first, with their seconds on a quiet two-core
+ * machine: every e2e file (so the two workers end close together; in vitest's
+ * own order one worker ran the last long file alone for 16 s), then the node
+ * files that take far longer than their size suggests.
  */
 const LONG_FIRST = [
   // The longest journeys.
