@@ -4,7 +4,8 @@
 // projects, with the renderer the e2e tests serve built beside them; then the e2e
 // project alone, so Chromium never competes with them for the two cores), and end
 // with one line `N passed, N failed` counted from both phases' JSON reports. The
-// exit code is vitest's: 0 only when both phases passed.
+// exit code is vitest's: 0 only when both phases passed. Both phases keep their
+// temporary files in memory when they can (see memoryTemp).
 //
 // Arguments go to both phases (`npm test -- test/unit/cli` runs what matches).
 import { spawn, spawnSync } from 'node:child_process';

@@ -10,7 +10,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * Files started first, longest first, with their seconds on a quiet two-core
- * machine: every e2e file (so the two workers end close together; in vitest's
+ * machine (temporary files on a disk): every e2e file (so the two workers end close together; in vitest's
  * own order one worker ran the last long file alone for 16 s), then the node
  * files that take far longer than their size suggests.
  */
@@ -20,7 +20,8 @@ const LONG_FIRST = [
   'test/e2e/editor.test.ts', // 46
   'test/e2e/shell.test.ts', // 34
   'test/e2e/form.test.ts', // 33
-  // 10,000 skills seeded through the store before the app starts (20 s), then 8 s of tests.
+  // 10,000 skills seeded through the store before the app starts (20 s on a disk, 13 s on the
+  // tmpfs npm test uses when it can), then 8 s of tests.
   'test/e2e/catalogScale.test.ts', // 30
   'test/e2e/review.test.ts', // 30
   'test/e2e/keyboard.test.ts', // 29
