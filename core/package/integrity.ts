@@ -1,6 +1,6 @@
 /**
- * Integrity hashes of a normalized package (guide section 10.2), with Web
- * Crypto so the same code runs in Node and in a browser worker.
+ * Integrity hashes of a normalized package (guide section 10.2): Node's own
+ * SHA-256 where there is one, Web Crypto in a browser worker.
  *
  * - resource hash: SHA-256 over the UTF-8 bytes of the normalized `content`;
  * - manifest hash: SHA-256 over the UTF-8 bytes of `canonicalJson(manifest)`,
@@ -16,6 +16,23 @@ import type { PackageIntegrity, ResourceIndexEntry, SkillManifest, SkillPackage 
 
 const encoder = new TextEncoder();
 
+/** The part of Node's `node:crypto` this file uses. */
+interface NodeHash {
+  createHash(algorithm: 'sha256'): { update(data: Uint8Array): { digest(encoding: 'hex'): string } };
+}
+
+/**
+ * Node's `node:crypto`, reached without an import so this file still runs in a
+ * browser worker (no `process` there: Web Crypto instead). On Node a digest is
+ * synchronous and about a tenth of the CPU of Web Crypto's, whose every call
+ * is a job handed to another thread and a promise back (3 µs against 38 µs for
+ * a 2 KB text); a publication hashes every resource and its manifest, and a
+ * read from a store checks them again.
+ */
+const nodeCrypto = ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') ?? undefined) as
+  | NodeHash
+  | undefined;
+
 function hex(buffer: ArrayBuffer): string {
   const bytes = new Uint8Array(buffer);
   let out = '';
@@ -26,6 +43,7 @@ function hex(buffer: ArrayBuffer): string {
 /** `sha256:<hex>` of the UTF-8 bytes of `text` (or of raw bytes). */
 export async function sha256Hex(text: string | Uint8Array): Promise<string> {
   const bytes = typeof text === 'string' ? encoder.encode(text) : text;
+  if (nodeCrypto) return `sha256:${nodeCrypto.createHash('sha256').update(bytes).digest('hex')}`;
   const digest = await globalThis.crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>);
   return `sha256:${hex(digest)}`;
 }

@@ -13,6 +13,9 @@ function normalized(text: string): SkillPackage {
   return result.normalized;
 }
 
+/** Any text, lone surrogates included: code points 0 to 0x10FFFF, those of one UTF-16 unit (surrogates too) as that unit. */
+const anyText = fc.array(fc.integer({ min: 0, max: 0x10ffff }), { maxLength: 200 }).map((points) => points.map((p) => (p <= 0xffff ? String.fromCharCode(p) : String.fromCodePoint(p))).join(''));
+
 const nodeSha = (text: string): string => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 
 describe('sha256Hex', () => {
@@ -27,6 +30,37 @@ describe('sha256Hex', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('gives on Node the hash a browser worker gets from Web Crypto, for any text (lone surrogates too) and any bytes', async () => {
+    const webCrypto = async (bytes: Uint8Array) => `sha256:${Buffer.from(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)).toString('hex')}`;
+    await fc.assert(
+      fc.asyncProperty(anyText, fc.uint8Array({ maxLength: 300 }), async (text, bytes) => {
+        expect(await sha256Hex(text)).toBe(await webCrypto(new TextEncoder().encode(text)));
+        expect(await sha256Hex(bytes)).toBe(await webCrypto(bytes));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('hashes with Web Crypto where there is no Node (a browser worker), to the same text', async () => {
+    const node = process.getBuiltinModule;
+    let browser: { sha256Hex: typeof sha256Hex };
+    try {
+      // Loaded afresh (its own module instance) while Node's modules cannot be reached, as in a worker.
+      (process as { getBuiltinModule?: unknown }).getBuiltinModule = undefined;
+      const fresh = new URL('../../../../core/package/integrity.ts?no-node-crypto', import.meta.url).href;
+      browser = (await import(/* @vite-ignore */ fresh)) as { sha256Hex: typeof sha256Hex };
+    } finally {
+      process.getBuiltinModule = node;
+    }
+    await fc.assert(
+      fc.asyncProperty(anyText, async (text) => {
+        expect(await browser.sha256Hex(text)).toBe(await sha256Hex(text));
+      }),
+      { numRuns: 100 },
+    );
+    expect(await browser.sha256Hex('abc')).toBe('sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
 });
 
