@@ -29,7 +29,7 @@ interface NodeHash {
  * a 2 KB text); a publication hashes every resource and its manifest, and a
  * read from a store checks them again.
  */
-const nodeCrypto = ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') ?? undefined) as
+const nodeCrypto = ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto')) as
   | NodeHash
   | undefined;
 
