@@ -1,5 +1,24 @@
-import { defineConfig } from 'vite';
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+
+/**
+ * Monaco's language features import `createWebWorker` from a module that also
+ * imports every editor contribution for its side effects; they get
+ * renderer/editor/monacoWorkers.ts instead, so the editor's chunk holds the
+ * contributions renderer/editor/monaco.ts names and not all of Monaco's.
+ */
+function monacoLanguageWorkers(): Plugin {
+  const shim = fileURLToPath(new URL('./renderer/editor/monacoWorkers.ts', import.meta.url));
+  return {
+    name: 'skillbench:monaco-language-workers',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (importer && /[\\/]monaco-editor[\\/]esm[\\/]vs[\\/]languages[\\/]/.test(importer) && /(^|\/)internal\/common\/workers\.js$/.test(source)) return shim;
+      return null;
+    },
+  };
+}
 
 // The renderer is one bundle served by Electron and by `skillbench serve`: the
 // workbench page, plus the editor's validation worker as its own entry (it
@@ -7,7 +26,7 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   root: 'renderer',
   base: './',
-  plugins: [react()],
+  plugins: [react(), monacoLanguageWorkers()],
   build: {
     outDir: '../dist/renderer',
     emptyOutDir: true,

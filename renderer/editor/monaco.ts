@@ -22,6 +22,16 @@ import 'monaco-editor/editor/contrib/smartSelect/browser/smartSelect';
 import 'monaco-editor/editor/contrib/snippet/browser/snippetController2';
 import 'monaco-editor/editor/contrib/wordHighlighter/browser/wordHighlighter';
 import 'monaco-editor/editor/contrib/wordOperations/browser/wordOperations';
+import 'monaco-editor/editor/contrib/wordPartOperations/browser/wordPartOperations';
+import 'monaco-editor/editor/contrib/caretOperations/browser/caretOperations';
+import 'monaco-editor/editor/contrib/caretOperations/browser/transpose';
+import 'monaco-editor/editor/contrib/lineSelection/browser/lineSelection';
+// Flags invisible and confusable characters in a package's text (the editor's unicodeHighlight option).
+import 'monaco-editor/editor/contrib/unicodeHighlighter/browser/unicodeHighlighter';
+// Ctrl+M: Tab moves focus instead of indenting, so a keyboard can leave the editor.
+import 'monaco-editor/editor/contrib/toggleTabFocusMode/browser/toggleTabFocusMode';
+import 'monaco-editor/editor/contrib/readOnlyMessage/browser/contribution';
+import 'monaco-editor/editor/contrib/diffEditorBreadcrumbs/browser/contribution';
 import 'monaco-editor/editor/browser/coreCommands';
 import 'monaco-editor/editor/contrib/find/browser/findController';
 import 'monaco-editor/editor/contrib/suggest/browser/suggestController';

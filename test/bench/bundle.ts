@@ -6,6 +6,9 @@
  *   imports statically (what `index.html` loads and preloads), against all the
  *   JavaScript the renderer ships (lazy views, Monaco, workers) from the same
  *   build. Target: under 1 MB; Monaco is not part of it.
+ * - the editor's chunk: the Monaco chunks the first editor tab downloads,
+ *   against the same build without vite.config.ts's resolver that keeps
+ *   Monaco's JSON language from importing every editor contribution.
  * - Electron preload: `dist/electron/preload.cjs` as `scripts/build-electron.mjs`
  *   builds it, against the same bridge built on the zod-checked contract's
  *   names instead of `core/api/names.ts` (what the preload was). Target: under
@@ -18,28 +21,44 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build as esbuild, type BuildOptions } from 'esbuild';
-import { build as viteBuild, type Rolldown } from 'vite';
+import { build as viteBuild, type PluginOption, type Rolldown, type UserConfig } from 'vite';
 import type { BenchRow } from './harness';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const INITIAL_TARGET_BYTES = 1_000_000;
 const PRELOAD_TARGET_BYTES = 16_000;
 
-/** The renderer's chunks from one production build into a scratch folder. */
-async function rendererOutput(): Promise<(Rolldown.OutputChunk | Rolldown.OutputAsset)[]> {
+type RendererOutput = (Rolldown.OutputChunk | Rolldown.OutputAsset)[];
+
+/** The plugin of vite.config.ts that keeps Monaco's language features from importing every contribution. */
+const MONACO_RESOLVER = 'skillbench:monaco-language-workers';
+
+/** The renderer's chunks from one production build into a scratch folder; `without` names a plugin of vite.config.ts to leave out. */
+async function rendererOutput(without?: string): Promise<RendererOutput> {
   const outDir = await mkdtemp(join(tmpdir(), 'skillbench-bench-bundle-'));
   try {
+    const config = ((await import(join(ROOT, 'vite.config.ts'))) as { default: UserConfig }).default;
+    // A plugin entry may be an array of plugins (react() is); flattened, the one named `without` is left out.
+    const flatten = (entries: readonly unknown[]): unknown[] => entries.flatMap((e) => (Array.isArray(e) ? flatten(e) : [e]));
+    const plugins = flatten(config.plugins ?? []).filter((p) => !(p && typeof p === 'object' && 'name' in p && p.name === without)) as PluginOption[];
     const result = await viteBuild({
-      configFile: join(ROOT, 'vite.config.ts'),
+      ...config,
+      configFile: false,
+      plugins,
       root: join(ROOT, 'renderer'),
       logLevel: 'silent',
-      build: { outDir, emptyOutDir: true, write: false },
+      build: { ...config.build, outDir, emptyOutDir: true, write: false },
     });
     const outputs = (Array.isArray(result) ? result : [result]) as Rolldown.RolldownOutput[];
     return outputs.flatMap((o) => o.output);
   } finally {
     await rm(outDir, { recursive: true, force: true });
   }
+}
+
+/** Bytes of the Monaco chunks (named `monaco-…`, as the browser tests check): what the first editor tab downloads beside its view. */
+function editorChunkBytes(output: RendererOutput): number {
+  return output.reduce((sum, o) => sum + (o.type === 'chunk' && /(^|\/)monaco-[\w-]+\.js$/.test(o.fileName) ? Buffer.byteLength(o.code) : 0), 0);
 }
 
 /** Bytes of the page's entry chunk and of every chunk reached from it by static imports. */
@@ -78,6 +97,8 @@ export async function bench(): Promise<BenchRow[]> {
   const initial = initialJsBytes(output);
   const all = jsBytes(output);
   const monaco = initial.files.filter((f) => /(^|\/)monaco-/.test(f));
+  const editor = editorChunkBytes(output);
+  const editorUnresolved = editorChunkBytes(await rendererOutput(MONACO_RESOLVER));
 
   const { preloadBuildOptions } = (await import(join(ROOT, 'scripts', 'build-electron.mjs'))) as { preloadBuildOptions: BuildOptions };
   const preload = await preloadBytes(preloadBuildOptions);
@@ -106,6 +127,18 @@ export async function bench(): Promise<BenchRow[]> {
       target: '< 1 MB, no Monaco',
       met: initial.bytes < INITIAL_TARGET_BYTES && monaco.length === 0,
       note: `${initial.files.length} files${monaco.length ? `; Monaco in ${monaco.join(', ')}` : ''}`,
+    },
+    {
+      suite: 'bundle',
+      name: "renderer: the editor's Monaco chunk (first editor tab)",
+      medianMs: editor / 1000,
+      baselineName: "the same build with Monaco's JSON language importing every contribution",
+      baselineMs: editorUnresolved / 1000,
+      unit: 'KB',
+      ratio: editor / editorUnresolved,
+      target: 'smaller than the baseline',
+      met: editor < editorUnresolved,
+      note: `${((editorUnresolved - editor) / 1000).toFixed(0)} KB of contributions renderer/editor/monaco.ts leaves out`,
     },
     {
       suite: 'bundle',

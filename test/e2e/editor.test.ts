@@ -20,7 +20,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DraftView, OptimizeRunView, PackageRevision, PublishOutcome } from '../../core/api/contract';
 import { playwrightChord } from '../../renderer/shell/keys';
-import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, openEditor, pressCommand, SKILL, statusErrors, expectErrors, expectProblem, lineEnd, typeInEditor } from './authoring';
+import { addEmptyExample, addExample, confirmPublish, FIRST_EXAMPLE, goToText, openEditor, pressCommand, SKILL, statusErrors, expectErrors, expectProblem, lineEnd, typeInEditor } from './authoring';
 import { E2E_SETUP_TIMEOUT_MS, E2E_TIMEOUT_MS, pageErrors, screenshot, screenshotSizes, startApp, UI_WAIT_MS, VIEWPORTS, type App } from './harness';
 
 const WEATHER = { namespace: 'travel', name: 'weather-assessment' };
@@ -59,6 +59,23 @@ describe('package editor (journey 1)', () => {
     await openEditor(page);
     expect(monacoChunks()).not.toEqual([]);
     expect(scripts.some((name) => name.startsWith('PackageEditor-'))).toBe(true);
+
+    // The editor's chunk holds the contributions renderer/editor/monaco.ts names, not all of Monaco's
+    // (its JSON language imports every contribution unless the build resolves that import elsewhere).
+    const chunkTexts = await Promise.all(monacoChunks().map(async (name) => (await page.request.get(`${app.origin}/assets/${name}`)).text()));
+    const editorChunk = chunkTexts.join('\n');
+    for (const id of ['editor.contrib.unicodeHighlighter', 'editor.action.toggleTabFocusMode', 'editor.contrib.findController']) expect(editorChunk, id).toContain(id);
+    for (const id of ['editor.linkDetector', 'store.contrib.stickyScrollController', 'editor.controller.parameterHints', 'css.editor.codeLens']) expect(editorChunk, id).not.toContain(id);
+
+    // The JSON language's worker answers: Ctrl+Space at a key offers the package schema's fields
+    // (property suggestions; the editor's own word suggestions carry another icon).
+    await goToText(page, '"description"');
+    await page.keyboard.press('Control+Space');
+    const fields = page.locator('.suggest-widget.visible .monaco-list-row').filter({ has: page.locator('.codicon-symbol-property') });
+    await fields.first().waitFor();
+    expect(await fields.allTextContents()).toContain('description');
+    await page.keyboard.press('Escape');
+    await page.locator('.suggest-widget.visible').waitFor({ state: 'detached' });
     expect(pageErrors(page)).toEqual([]);
   });
 
