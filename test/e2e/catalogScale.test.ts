@@ -85,7 +85,10 @@ describe('the catalog with 10,000 skills (journey 4)', () => {
     expect(await matches('no-such-skill-anywhere')).toBe(0);
     await expect(page.getByTestId('catalog-empty').getAttribute('data-kind')).resolves.toBe('none-matching');
     await screenshot(page, 'catalog-no-match-1280x800');
-    await search.fill('');
+    // The whole list back before the first click, as a person sees it. The filter applies 150 ms after
+    // the last keystroke, and the 10,000 rows it brings back re-lay the list and its header: one loaded
+    // run saw the second click below change nothing, perhaps while that happened.
+    expect(await matches('')).toBe(SKILLS);
     // Each click as a person makes it: the next once the list shows the order the last one asked for
     // (re-sorting 10,000 rows takes a while on a busy machine).
     const sortVersion = page.getByTestId('catalog-sort-version');
