@@ -10,28 +10,23 @@
  */
 import { editor, type Environment } from 'monaco-editor/editor/editor.api';
 
-/** What a language's worker manager passes (Monaco's `createWebWorker` options). */
+/** What a language's worker manager passes (Monaco's `createWebWorker` options, less the two this page has no use for). */
 export interface LanguageWorkerOptions {
-  /** The module the worker's bootstrap loads (informational for ES module workers). */
-  moduleId: string;
-  /** The worker's label: the language id, which `MonacoEnvironment.getWorker` maps to a worker script. */
+  /** The worker's label: the language id, which `MonacoEnvironment.getWorker` (set by `monaco.ts`) maps to a worker script. */
   label?: string;
   /** Passed to the worker's `create()`. */
   createData?: unknown;
   /** Methods the worker may call back on the main thread. */
   host?: Record<string, (...args: never[]) => unknown>;
   keepIdleModels?: boolean;
-  /** The language's own way to start its worker, used when the page defines no `MonacoEnvironment.getWorker`. */
-  createWorker?: () => Worker;
 }
 
 /** Starts the worker for `opts.label` and returns Monaco's proxy to it. */
 export function createWebWorker<T extends object>(opts: LanguageWorkerOptions): editor.MonacoWebWorker<T> {
   const label = opts.label ?? 'monaco-editor-worker';
-  const environment = (globalThis as { MonacoEnvironment?: Environment }).MonacoEnvironment;
-  const started = environment?.getWorker?.('workerMain.js', label) ?? opts.createWorker?.();
-  if (!started) throw new Error(`no worker for Monaco's ${label} language: MonacoEnvironment.getWorker is not defined`);
-  const worker = Promise.resolve(started).then((w) => {
+  const getWorker = (globalThis as { MonacoEnvironment?: Environment }).MonacoEnvironment?.getWorker;
+  if (!getWorker) throw new Error(`no worker for Monaco's ${label} language: MonacoEnvironment.getWorker is not defined`);
+  const worker = Promise.resolve(getWorker('workerMain.js', label)).then((w) => {
     // The worker's bootstrap protocol: a first message it skips, then the data for its create().
     w.postMessage('ignore');
     w.postMessage(opts.createData);

@@ -57,12 +57,12 @@ async function rendererOutput(without?: string): Promise<RendererOutput> {
 }
 
 /** Bytes of the Monaco chunks (named `monaco-…`, as the browser tests check): what the first editor tab downloads beside its view. */
-function editorChunkBytes(output: RendererOutput): number {
+function editorChunkBytes(output: Readonly<RendererOutput>): number {
   return output.reduce((sum, o) => sum + (o.type === 'chunk' && /(^|\/)monaco-[\w-]+\.js$/.test(o.fileName) ? Buffer.byteLength(o.code) : 0), 0);
 }
 
 /** Bytes of the page's entry chunk and of every chunk reached from it by static imports. */
-export function initialJsBytes(output: readonly (Rolldown.OutputChunk | Rolldown.OutputAsset)[]): { bytes: number; files: string[] } {
+export function initialJsBytes(output: Readonly<RendererOutput>): { bytes: number; files: string[] } {
   const chunks = new Map(output.filter((o): o is Rolldown.OutputChunk => o.type === 'chunk').map((c) => [c.fileName, c]));
   const entry = [...chunks.values()].find((c) => c.isEntry && c.facadeModuleId?.endsWith('index.html'));
   if (!entry) throw new Error('the renderer build has no index.html entry chunk');
@@ -77,7 +77,7 @@ export function initialJsBytes(output: readonly (Rolldown.OutputChunk | Rolldown
   return { bytes: files.reduce((sum, name) => sum + Buffer.byteLength(chunks.get(name)!.code), 0), files };
 }
 
-function jsBytes(output: readonly (Rolldown.OutputChunk | Rolldown.OutputAsset)[]): number {
+function jsBytes(output: Readonly<RendererOutput>): number {
   let total = 0;
   for (const o of output) {
     if (o.type === 'chunk') total += Buffer.byteLength(o.code);
