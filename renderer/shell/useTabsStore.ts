@@ -73,6 +73,20 @@ export interface TabsState {
   cycle(offset: number): void;
 }
 
+/**
+ * `tabs` with tab `id` replaced by `edit(tab)`, or undefined when that changes
+ * nothing: the editor marks its tab dirty on every keystroke, and an unchanged
+ * store must not re-render the tab strip or rewrite the persisted tabs.
+ */
+function changed(tabs: Tab[], id: string, edit: (tab: Tab) => Tab): Tab[] | undefined {
+  const index = tabs.findIndex((t) => t.id === id);
+  const tab = tabs[index];
+  if (!tab) return undefined;
+  const next = edit(tab);
+  if (next === tab) return undefined;
+  return tabs.with(index, next);
+}
+
 export const useTabsStore = create<TabsState>()(
   persist(
     (set, get) => ({
@@ -131,16 +145,20 @@ export const useTabsStore = create<TabsState>()(
         set({ tabs: next, activeId: active });
       },
       setDirty(id, dirty) {
-        set({ tabs: get().tabs.map((t) => (t.id === id && t.dirty !== dirty ? { ...t, dirty, preview: dirty ? false : t.preview } : t)) });
+        const tabs = changed(get().tabs, id, (t) => (t.dirty === dirty ? t : { ...t, dirty, preview: dirty ? false : t.preview }));
+        if (tabs) set({ tabs });
       },
       update(id, patch) {
-        set({ tabs: get().tabs.map((t) => (t.id === id ? { ...t, ...patch } : t)) });
+        const tabs = changed(get().tabs, id, (t) => (Object.entries(patch).every(([key, value]) => t[key as keyof typeof patch] === value) ? t : { ...t, ...patch }));
+        if (tabs) set({ tabs });
       },
       setParams(id, kind, params) {
-        set({ tabs: get().tabs.map((t) => (t.id === id && t.kind === kind ? { ...t, params } : t)) });
+        const tabs = changed(get().tabs, id, (t) => (t.kind === kind && t.params !== params ? { ...t, params } : t));
+        if (tabs) set({ tabs });
       },
       keep(id) {
-        set({ tabs: get().tabs.map((t) => (t.id === id ? { ...t, preview: false } : t)) });
+        const tabs = changed(get().tabs, id, (t) => (t.preview ? { ...t, preview: false } : t));
+        if (tabs) set({ tabs });
       },
       cycle(offset) {
         const { tabs, activeId } = get();

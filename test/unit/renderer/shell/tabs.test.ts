@@ -29,6 +29,30 @@ describe('tabs', () => {
     expect(ids()).toEqual(['y', 'z']);
   });
 
+  it('changes nothing, and tells no subscriber, when a tab already is what it is set to', () => {
+    store().open({ id: 'a', kind: 'catalog', params: { connection: 'c' }, title: 'A' });
+    store().open({ id: 'b', kind: 'catalog', params: { connection: 'c' }, title: 'B', preview: true });
+    store().setDirty('a', true);
+    const before = store().tabs;
+    let notified = 0;
+    const off = useTabsStore.subscribe(() => notified++);
+    // The editor marks its tab dirty on every keystroke.
+    for (let key = 0; key < 5; key++) store().setDirty('a', true);
+    store().update('a', { title: 'A' });
+    store().setParams('a', 'catalog', before[0]!.params as { connection: string });
+    store().keep('a');
+    store().setDirty('missing', true);
+    off();
+    expect(notified).toBe(0);
+    expect(store().tabs).toBe(before);
+    // A real change still lands, on that tab alone.
+    store().keep('b');
+    expect(store().tabs[0]).toBe(before[0]);
+    expect(store().tabs[1]).toMatchObject({ id: 'b', preview: false });
+    store().update('a', { title: 'A2' });
+    expect(store().tabs[0]!.title).toBe('A2');
+  });
+
   it('keeps a preview tab opened again explicitly', () => {
     store().open({ id: 'x', kind: 'review', params: { id: 'r' }, title: 'X', preview: true });
     store().open({ id: 'x', kind: 'review', params: { id: 'r' }, title: 'X' });
