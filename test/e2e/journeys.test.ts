@@ -36,6 +36,23 @@ async function helpOpen(page: Page): Promise<boolean> {
 }
 
 /** Types into the focused field and checks that all of it arrived and no shortcut ran. */
+/** Before the app loads: counts the writes of the saved tabs (`skillbench.tabs` in localStorage). */
+async function countTabWrites(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const counted = window as unknown as { skillbenchTabWrites: number };
+    counted.skillbenchTabWrites = 0;
+    const setItem = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (key: string, value: string) {
+      if (key === 'skillbench.tabs') counted.skillbenchTabWrites++;
+      setItem.call(this, key, value);
+    };
+  });
+}
+
+async function tabWrites(page: Page): Promise<number> {
+  return page.evaluate(() => (window as unknown as { skillbenchTabWrites: number }).skillbenchTabWrites);
+}
+
 async function typeInto(page: Page, testId: string, text = PRINTABLE): Promise<void> {
   await expect.poll(() => focusedTestId(page)).toBe(testId);
   await page.keyboard.press('ControlOrMeta+a');
@@ -122,13 +139,14 @@ describe('newcomer journeys', () => {
   });
 
   it('types ? and every printable character into the editor, the form, the filters and the dialogs', { timeout: E2E_TIMEOUT_MS }, async () => {
-    const page = await app.page();
+    const page = await app.page(undefined, { beforeSignIn: countTabWrites });
     await openEditor(page, TYPED);
     // The JSON editor: inside the first example's string.
     await goToText(page, TYPED_EXAMPLE);
     await lineEnd(page);
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
+    const before = await tabWrites(page);
     await typeInEditor(page, ` ${IN_JSON_STRING}`);
     expect(await helpOpen(page)).toBe(false);
     // The form view shows the same text, whole.
@@ -138,6 +156,8 @@ describe('newcomer journeys', () => {
     // A form field takes every character, quotes and backslashes too.
     await first.focus();
     await typeInto(page, 'form-row-activation_examples-should_activate-0');
+    // The open tabs are saved when the tab turns dirty, not again on every key (one write per key before).
+    expect(await tabWrites(page)).toBeLessThanOrEqual(before + 1);
     // + Add example puts the keyboard in the new field.
     const add = page.getByTestId('form-row-add-activation_examples-should_activate');
     await add.focus();
