@@ -35,7 +35,6 @@ async function helpOpen(page: Page): Promise<boolean> {
   return (await page.getByTestId('help-sheet').count()) > 0;
 }
 
-/** Types into the focused field and checks that all of it arrived and no shortcut ran. */
 /** Before the app loads: counts the writes of the saved tabs (`skillbench.tabs` in localStorage). */
 async function countTabWrites(page: Page): Promise<void> {
   await page.addInitScript(() => {
@@ -53,6 +52,7 @@ async function tabWrites(page: Page): Promise<number> {
   return page.evaluate(() => (window as unknown as { skillbenchTabWrites: number }).skillbenchTabWrites);
 }
 
+/** Types into the focused field and checks that all of it arrived and no shortcut ran. */
 async function typeInto(page: Page, testId: string, text = PRINTABLE): Promise<void> {
   await expect.poll(() => focusedTestId(page)).toBe(testId);
   await page.keyboard.press('ControlOrMeta+a');
