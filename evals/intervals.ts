@@ -58,18 +58,56 @@ export function seedOf(label: string): number {
   return h >>> 0;
 }
 
-/** mulberry32: a small, fast, well-mixed 32-bit generator, returning integers in [0, n). */
-function generator(seed: number): (n: number) => number {
+/**
+ * Cases that bring the same counts, as groups: a resample then counts how many
+ * times each group was drawn instead of adding four columns per draw, and sums
+ * the groups once. The totals are the same integers, so the rates are too.
+ * `key` names the counts a case brings (for a comparison, both sides').
+ */
+function groupsOf<T>(cases: readonly T[], key: (c: T) => string): { groupOf: Int32Array; members: T[] } {
+  const index = new Map<string, number>();
+  const members: T[] = [];
+  const groupOf = new Int32Array(cases.length);
+  cases.forEach((c, i) => {
+    const k = key(c);
+    let g = index.get(k);
+    if (g === undefined) {
+      g = members.length;
+      index.set(k, g);
+      members.push(c);
+    }
+    groupOf[i] = g;
+  });
+  return { groupOf, members };
+}
+
+const countsKey = (c: CaseCounts) => `${c.tp},${c.fp},${c.tn},${c.fn}`;
+
+/**
+ * Draws `resamples` resamples of the cases with replacement and passes each
+ * one's draws per group to `take` (the same array, refilled). The draws come
+ * from mulberry32 seeded with `seed`, a small, fast, well-mixed 32-bit
+ * generator, in the order every earlier version drew them: case index
+ * `floor(u * n)` for each of the n draws of a resample, resample after resample.
+ */
+function resample(groupOf: Int32Array, groups: number, seed: number, resamples: number, take: (hits: Int32Array) => void): void {
+  const n = groupOf.length;
+  const hits = new Int32Array(groups);
   // The state is kept as a signed 32-bit integer: an unsigned one above 2^31 would be boxed as a
   // heap number on every step (millions per run). The bits, and so the sequence, are the same.
+  // The generator is written out in the loop: it runs n times per resample, millions of times per run.
   let a = seed | 0;
-  return (n) => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  for (let b = 0; b < resamples; b++) {
+    hits.fill(0);
+    for (let i = 0; i < n; i++) {
+      a = (a + 0x6d2b79f5) | 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      hits[groupOf[Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n)]!]!++;
+    }
+    take(hits);
+  }
 }
 
 function confusion(counts: CaseCounts): Confusion {
@@ -96,14 +134,19 @@ function percentileInterval(values: number[], resamples: number, level: number):
   return { low: at(tail), high: at(1 - tail) };
 }
 
-/** The counts as four columns, so a resample reads numbers, not objects. */
-function columnsOf(cases: readonly CaseCounts[]): Record<keyof CaseCounts, Int32Array> {
-  return {
-    tp: Int32Array.from(cases, (c) => c.tp),
-    fp: Int32Array.from(cases, (c) => c.fp),
-    tn: Int32Array.from(cases, (c) => c.tn),
-    fn: Int32Array.from(cases, (c) => c.fn),
-  };
+/** The totals of a resample: each group's counts times the draws that fell on it. */
+function drawnTotals(members: readonly CaseCounts[], hits: Int32Array): Confusion {
+  let tp = 0, fp = 0, tn = 0, fn = 0;
+  for (let g = 0; g < members.length; g++) {
+    const k = hits[g]!;
+    if (k === 0) continue;
+    const c = members[g]!;
+    tp += k * c.tp;
+    fp += k * c.fp;
+    tn += k * c.tn;
+    fn += k * c.fn;
+  }
+  return { tp, fp, tn, fn, errors: 0, invalid: 0 };
 }
 
 const answered = (c: CaseCounts) => c.tp + c.fp + c.tn + c.fn > 0;
@@ -122,22 +165,11 @@ export function rateIntervals(cases: readonly CaseCounts[], label: string, optio
   const point = rates(confusion(sum(used)));
   const names: RateName[] = ['accuracy', 'precision', 'recall', 'f1'];
   const samples: Record<RateName, number[]> = { accuracy: [], precision: [], recall: [], f1: [] };
-  const draw = generator(seedOf(label));
-  const columns = columnsOf(used);
-  const n = used.length;
-  for (let b = 0; b < resamples; b++) {
-    let tp = 0, fp = 0, tn = 0, fn = 0;
-    for (let i = 0; i < n; i++) {
-      const j = draw(n);
-      tp += columns.tp[j]!;
-      fp += columns.fp[j]!;
-      tn += columns.tn[j]!;
-      fn += columns.fn[j]!;
-    }
-    const total = { tp, fp, tn, fn, errors: 0, invalid: 0 };
-    const r = rates(total);
+  const { groupOf, members } = groupsOf(used, countsKey);
+  resample(groupOf, members.length, seedOf(label), resamples, (hits) => {
+    const r = rates(drawnTotals(members, hits));
     for (const name of names) if (r[name] !== null) samples[name].push(r[name]);
-  }
+  });
   for (const name of names) if (point[name] !== null) result[name] = percentileInterval(samples[name], resamples, level);
   return result;
 }
@@ -168,33 +200,17 @@ export function rateDeltas(pairs: readonly { a: CaseCounts; b: CaseCounts }[], l
   const used = pairs.filter((p) => answered(p.a) || answered(p.b));
   if (used.filter((p) => answered(p.a)).length < MIN_CASES || used.filter((p) => answered(p.b)).length < MIN_CASES) return result;
   const samples: Record<(typeof names)[number], number[]> = { accuracy: [], precision: [], recall: [] };
-  const draw = generator(seedOf(label));
-  const a = columnsOf(used.map((p) => p.a));
-  const b = columnsOf(used.map((p) => p.b));
-  const n = used.length;
-  for (let s = 0; s < resamples; s++) {
-    let atp = 0, afp = 0, atn = 0, afn = 0, btp = 0, bfp = 0, btn = 0, bfn = 0;
-    for (let i = 0; i < n; i++) {
-      const j = draw(n);
-      atp += a.tp[j]!;
-      afp += a.fp[j]!;
-      atn += a.tn[j]!;
-      afn += a.fn[j]!;
-      btp += b.tp[j]!;
-      bfp += b.fp[j]!;
-      btn += b.tn[j]!;
-      bfn += b.fn[j]!;
-    }
-    const ta = { tp: atp, fp: afp, tn: atn, fn: afn, errors: 0, invalid: 0 };
-    const tb = { tp: btp, fp: bfp, tn: btn, fn: bfn, errors: 0, invalid: 0 };
-    const ra = rates(ta);
-    const rb = rates(tb);
+  const { groupOf, members } = groupsOf(used, (p) => `${countsKey(p.a)}|${countsKey(p.b)}`);
+  const sides = { a: members.map((p) => p.a), b: members.map((p) => p.b) };
+  resample(groupOf, members.length, seedOf(label), resamples, (hits) => {
+    const ra = rates(drawnTotals(sides.a, hits));
+    const rb = rates(drawnTotals(sides.b, hits));
     for (const name of names) {
       const x = ra[name];
       const y = rb[name];
       if (x !== null && y !== null) samples[name].push(x - y);
     }
-  }
+  });
   for (const name of names) if (result[name].value !== null) result[name].interval = percentileInterval(samples[name], resamples, level);
   return result;
 }

@@ -14,6 +14,37 @@ function lcg(seed: number): () => number {
 
 const caseArb = fc.record({ expect: fc.constantFrom('activate' as const, 'not_activate' as const), k: fc.nat(3), extra: fc.nat(3) }).map(({ expect, k, extra }) => caseCounts(expect, k, k + extra));
 
+/**
+ * The bootstrap written the plain way, as an oracle: draw a case index from
+ * mulberry32, add that case's counts, for every draw of every resample.
+ */
+function plainBootstrap<T>(cases: readonly T[], label: string, resamples: number, statistic: (drawn: T[]) => number | null): number[] {
+  let a = seedOf(label) | 0;
+  const draw = (n: number) => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+  const values: number[] = [];
+  for (let b = 0; b < resamples; b++) {
+    const drawn = cases.map(() => cases[draw(cases.length)]!);
+    const v = statistic(drawn);
+    if (v !== null) values.push(v);
+  }
+  return values.sort((x, y) => x - y);
+}
+
+const total = (cases: readonly CaseCounts[]) => ({ ...cases.reduce((t, c) => ({ tp: t.tp + c.tp, fp: t.fp + c.fp, tn: t.tn + c.tn, fn: t.fn + c.fn }), { tp: 0, fp: 0, tn: 0, fn: 0 }), errors: 0, invalid: 0 });
+
+/** The nearest-rank 95 % interval of sorted resampled values, as the module states it (tails of (1 - 0.95) / 2). */
+const nearestRank = (values: number[]) => {
+  const tail = (1 - 0.95) / 2;
+  const at = (p: number) => values[Math.min(values.length, Math.max(1, Math.ceil(p * values.length))) - 1]!;
+  return { low: at(tail), high: at(1 - tail) };
+};
+
 describe('rateIntervals', () => {
   it('is deterministic, and repeats of a deterministic model do not narrow it (cases are resampled, not cells)', () => {
     const once: CaseCounts[] = Array.from({ length: 24 }, (_, i) => caseCounts(i % 2 ? 'activate' : 'not_activate', i % 3 === 0 ? 1 : 0, 1));
@@ -85,6 +116,21 @@ describe('rateIntervals', () => {
     expect(covered / runs).toBeLessThan(0.99);
   });
 
+  it('gives the intervals of drawing the cases one by one, however many cases share their counts', () => {
+    fc.assert(
+      fc.property(fc.array(caseArb, { minLength: MIN_CASES, maxLength: 30 }), fc.string(), (cases, label) => {
+        const used = cases.filter((c) => c.tp + c.fp + c.tn + c.fn > 0);
+        fc.pre(used.length >= MIN_CASES);
+        const r = rateIntervals(cases, label, { resamples: 200 });
+        const values = plainBootstrap(used, label, 200, (drawn) => rates(total(drawn)).recall);
+        if (r.recall) expect(r.recall).toEqual(nearestRank(values));
+        const accuracy = plainBootstrap(used, label, 200, (drawn) => rates(total(drawn)).accuracy);
+        if (r.accuracy) expect(r.accuracy).toEqual(nearestRank(accuracy));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('seeds from the label', () => {
     expect(seedOf('a')).not.toBe(seedOf('b'));
     expect(seedOf('')).toBe(0x811c9dc5);
@@ -92,6 +138,23 @@ describe('rateIntervals', () => {
 });
 
 describe('rateDeltas', () => {
+  it('gives the interval of drawing the paired cases one by one', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ a: caseArb, b: caseArb }), { minLength: MIN_CASES, maxLength: 30 }), fc.string(), (pairs, label) => {
+        const d = rateDeltas(pairs, label, { resamples: 200 });
+        fc.pre(d.accuracy.interval !== null);
+        const used = pairs.filter((p) => p.a.tp + p.a.fp + p.a.tn + p.a.fn > 0 || p.b.tp + p.b.fp + p.b.tn + p.b.fn > 0);
+        const values = plainBootstrap(used, label, 200, (drawn) => {
+          const x = rates(total(drawn.map((p) => p.a))).accuracy;
+          const y = rates(total(drawn.map((p) => p.b))).accuracy;
+          return x === null || y === null ? null : x - y;
+        });
+        expect(d.accuracy.interval).toEqual(nearestRank(values));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('is the difference of the two rows\' rates, zero with a zero-width interval for identical sides, and antisymmetric', () => {
     const side = Array.from({ length: 20 }, (_, i) => caseCounts(i % 2 ? 'activate' : 'not_activate', i % 3 === 0 ? 2 : 1, 3));
     const same = rateDeltas(side.map((x) => ({ a: x, b: x })), 'v');
