@@ -122,11 +122,37 @@ const frozenJson = new WeakMap<object, string>();
 
 /** `JSON.stringify(value)`, reusing the text of a deeply frozen object or array. */
 function valueJson(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);
+  switch (typeof value) {
+    // What JSON.stringify writes for these, without a call per field (most fields of a cell are numbers and flags).
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'number':
+      // String(-0) is '0' too; a number that is not finite is written null.
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'object':
+      break;
+    default:
+      return JSON.stringify(value);
+  }
+  if (value === null) return 'null';
+  if (!Object.isFrozen(value)) return JSON.stringify(value);
   let text = frozenJson.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
     if (isDeeplyFrozen(value)) frozenJson.set(value, text);
+  }
+  return text;
+}
+
+/** The JSON texts of field names, with their colon: a cell's names are the same few dozen, line after line. */
+const keyJson = new Map<string, string>();
+
+function fieldName(key: string): string {
+  let text = keyJson.get(key);
+  if (text === undefined) {
+    text = `${JSON.stringify(key)}:`;
+    // Names come from the record's shape, but a bound keeps an odd record from growing the map.
+    if (keyJson.size < 1024) keyJson.set(key, text);
   }
   return text;
 }
@@ -138,7 +164,7 @@ function objectJson(value: object, field: (key: string, v: unknown) => string | 
     const text = field(key, (value as Record<string, unknown>)[key]);
     // What JSON.stringify leaves out of an object: undefined, functions, symbols.
     if (text === undefined) continue;
-    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${text}`;
+    out += `${out === '' ? '{' : ','}${fieldName(key)}${text}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }
@@ -147,7 +173,10 @@ const isPlainObject = (v: unknown): v is object => v !== null && typeof v === 'o
 
 function callsJson(calls: unknown): string | undefined {
   if (!Array.isArray(calls) || Object.isFrozen(calls) || !calls.every(isPlainObject)) return valueJson(calls);
-  return `[${calls.map((c) => objectJson(c, (_, v) => valueJson(v))).join(',')}]`;
+  // Joined by concatenation, as objectJson does: the text is copied once, into the batch a write takes.
+  let out = '[';
+  for (let i = 0; i < calls.length; i++) out += `${i === 0 ? '' : ','}${objectJson(calls[i] as object, (_, v) => valueJson(v))}`;
+  return `${out}]`;
 }
 
 function traceJson(trace: unknown): string | undefined {
@@ -173,7 +202,7 @@ export function cellLine(cell: CellRecord): string {
  * Lines are whole within a write, so a kill can still tear only the last line.
  */
 export class CellWriter {
-  /** Serialized lines waiting for the next write, each ending in a newline. */
+  /** Serialized lines waiting for the next write, each followed by a newline of its own. */
   private pending: string[] = [];
   private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
@@ -187,10 +216,11 @@ export class CellWriter {
 
   /** Appends one cell; resolves when its line is written. */
   append(cell: CellRecord): Promise<void> {
-    // Serialized now, so a cell changed after this call is recorded as it was.
-    const line = `${cellLine(cell)}\n`;
+    // Serialized now, so a cell changed after this call is recorded as it was. The newline goes
+    // in as its own piece: the batch's join copies each line once, and nothing else does.
+    const line = cellLine(cell);
     return new Promise<void>((resolve, reject) => {
-      this.pending.push(line);
+      this.pending.push(line, '\n');
       this.waiters.push({ resolve, reject });
       this.flushing ??= this.flush();
     });
@@ -200,7 +230,7 @@ export class CellWriter {
     while (this.pending.length > 0) {
       // One string per batch, written as a string: the file system layer encodes it outside the
       // JavaScript heap, where a Buffer per batch (or per line) would cost an allocation and GC pressure.
-      const batch = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+      const batch = this.pending.join('');
       const waiters = this.waiters;
       this.pending = [];
       this.waiters = [];

@@ -64,7 +64,7 @@ describe('cellLine', () => {
   };
   // Cell-shaped values: any JSON-ish fields, a trace with calls, and parts that may be frozen and shared.
   const json = fc.jsonValue({ maxDepth: 3 });
-  const loose = fc.oneof(json, fc.constant(undefined), fc.constant(Number.NaN), fc.constant(() => 1));
+  const loose = fc.oneof(json, fc.constant(undefined), fc.constant(() => 1), fc.double(), fc.constantFrom(-0, Number.NaN, Infinity, -Infinity, 1e21, 5e-7, true, false, null));
   const part = fc.tuple(fc.dictionary(fc.string(), loose, { maxKeys: 4 }), fc.boolean()).map(([v, frozen]) => (frozen ? deepFreeze(v) : v));
   const call = fc.dictionary(fc.string(), fc.oneof(loose, part), { maxKeys: 5 });
   const trace = fc.record({ pinning: fc.oneof(part, fc.array(part, { maxLength: 3 }).map((a) => deepFreeze(a))), calls: fc.oneof(fc.array(call, { maxLength: 3 }), json), extra: loose }, { requiredKeys: [] });
