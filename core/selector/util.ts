@@ -27,18 +27,28 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new SelectionCancelledError();
 }
 
+/** What {@link bounded} races a read against to learn whether it has already answered. */
+const NOT_YET: unique symbol = Symbol('not yet');
+const notYet = Promise.resolve(NOT_YET);
+
 /**
  * Runs one registry operation under the per-operation timeout (0 = none).
- * The timer is always cleared so a fast answer leaves nothing pending.
+ * A read that has already answered when it returns (an evaluation's frozen
+ * registry, memoized in memory, answers every cell that way) needs no timer;
+ * any other gets one, always cleared, so a fast answer leaves nothing pending.
  */
 export async function bounded<T>(operation: string, ms: number, run: () => Promise<T>): Promise<T> {
   if (ms <= 0) return run();
+  const read = run();
+  // A settled promise's reactions run in the order they were added, so a read that has answered wins this race.
+  const early = await Promise.race([read, notYet]);
+  if (early !== NOT_YET) return early;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new RegistryTimeoutError(operation, ms)), ms);
   });
   try {
-    return await Promise.race([run(), timeout]);
+    return await Promise.race([read, timeout]);
   } finally {
     clearTimeout(timer);
   }
