@@ -18,6 +18,7 @@
  * bearer tokens by shape; that pass is kept off ordinary output because package
  * text may legitimately say "authorization: required".
  */
+import { isDeeplyFrozen } from './frozen';
 
 /** What a redacted secret is replaced with. */
 export const REDACTED = '***';
@@ -72,6 +73,8 @@ function redactUserinfo(scheme: string, userinfo: string): string {
  * user-info whole) and the values of secret-looking query parameters become `***`.
  */
 export function redactUrls(text: string): string {
+  // Neither pattern can match without these characters: most texts (prompts, package text) skip both scans.
+  if (!text.includes('://') && !(text.includes('=') && (text.includes('?') || text.includes('&')))) return text;
   return text.replace(URL_USERINFO, (_m, scheme: string, userinfo: string) => redactUserinfo(scheme, userinfo)).replace(
     URL_SECRET_QUERY,
     (m, sep: string, key: string, value: string) => (value.length > 0 && SECRET_PARAM.test(safeDecode(key)) ? `${sep}${key}=${REDACTED}` : m),
@@ -175,14 +178,53 @@ export function basicCredential(user: string, password: string): string {
   return base64(`${user}:${password}`);
 }
 
-/** A deep copy of `value` with every string passed through `redact` (plain data only). */
+/**
+ * Deeply frozen values known to come out of a redactor unchanged, each with the
+ * secret list it was checked against. An evaluation's cells share frozen parts
+ * (a variant's pinning, the offered candidates), so each is walked once per
+ * redactor state instead of once per cell. Only a {@link Redactor} is memoised:
+ * its `secrets` array is replaced whenever it learns a value, which retires the memo.
+ */
+const unchanged = new WeakMap<object, readonly string[]>();
+
+/**
+ * `value` with every string passed through `redact` (plain data only). Nothing
+ * is copied that `redact` leaves unchanged: where no string changes, the
+ * result is `value` itself (or shares its unchanged parts), so a frozen part
+ * stays the frozen object it was.
+ */
 export function redactValue<T>(value: T, redact: (text: string) => string): T {
+  const secrets = (redact as Partial<Redactor>).secrets;
+  const memo = Array.isArray(secrets) ? secrets : undefined;
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return redact(v);
     if (v === null || typeof v !== 'object' || depth > 64) return v;
-    if (Array.isArray(v)) return v.map((x) => walk(x, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) out[k] = walk(x, depth + 1);
+    if (memo !== undefined && unchanged.get(v) === memo) return v;
+    let out: unknown;
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        const y = walk(x, depth + 1);
+        if (copy === undefined && !Object.is(x, y)) copy = v.slice(0, i);
+        copy?.push(y);
+      }
+      out = copy ?? v;
+    } else {
+      let copy: Record<string, unknown> | undefined;
+      const keys = Object.keys(v);
+      for (let i = 0; i < keys.length; i++) {
+        const x = (v as Record<string, unknown>)[keys[i]!];
+        const y = walk(x, depth + 1);
+        if (copy === undefined && !Object.is(x, y)) {
+          copy = {};
+          for (let j = 0; j < i; j++) copy[keys[j]!] = (v as Record<string, unknown>)[keys[j]!];
+        }
+        if (copy !== undefined) copy[keys[i]!] = y;
+      }
+      out = copy ?? v;
+    }
+    if (out === v && memo !== undefined && isDeeplyFrozen(v)) unchanged.set(v, memo);
     return out;
   };
   return walk(value, 0) as T;

@@ -5,7 +5,8 @@
  *   thread, so it does not share the runner's event loop) answers every
  *   selector call with a fixed valid decision. The runner evaluates a
  *   16-candidate catalog at concurrency 32 (each cell is one activation and one
- *   resource call through the AI SDK, the selector pipeline, and one line
+ *   resource call through the AI SDK, the selector pipeline, the redactor of
+ *   the environment's secrets that `skillbench eval` passes, and one line
  *   appended to cells.jsonl), against raw undici POSTs of a chat-completions
  *   body to the same endpoint at the same concurrency. Target: at least 500
  *   selector calls per second.
@@ -31,6 +32,7 @@ import { Worker } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 import { closeSharedDispatcher, openModel } from '../../core/models/index';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../../core/models/types';
+import { createRedactor, secretsFromEnv } from '../../core/redact';
 import { createMemoryRegistry } from '../../core/workspace/catalog';
 import { buildCatalog } from '../../evals/catalog';
 import { runEval, type EvalSkillPlan } from '../../evals/runner';
@@ -49,6 +51,8 @@ const MEMORY_MODELS = 2;
 const MEMORY_REPEATS = 25;
 const MEMORY_CELLS = MEMORY_CASES * MEMORY_MODELS * MEMORY_REPEATS;
 const MEMORY_MARK = 10_000;
+/** Every run redacts its cells as `skillbench eval` and the workbench do (core/redact.ts). */
+const redact = createRedactor(secretsFromEnv(process.env));
 
 async function benchPlan(cases: number, skillCount = CANDIDATES): Promise<EvalSkillPlan> {
   const entries = Array.from({ length: skillCount }, (_, i) => ({ id: { namespace: 'bench', name: `s${String(i).padStart(2, '0')}` }, package: benchPackage(i, { detailed: false, checklistLines: 10 }) }));
@@ -191,7 +195,7 @@ export async function bench(): Promise<BenchRow[]> {
     const warm = await benchPlan(200);
     // The warm-up run also records the selector's requests (activation and resource calls) for the client-alone row.
     const recorder = recording(model);
-    await runEval({ models: [recorder.model], skills: [warm], concurrency: CONCURRENCY, runDir: join(dir, 'warmup') });
+    await runEval({ models: [recorder.model], skills: [warm], concurrency: CONCURRENCY, runDir: join(dir, 'warmup'), redact });
     await rawCalls(endpoint.url, 1_000, CONCURRENCY);
 
     const plan = await benchPlan(THROUGHPUT_CELLS);
@@ -205,7 +209,7 @@ export async function bench(): Promise<BenchRow[]> {
     for (let trial = -1; trial < TRIALS; trial++) {
       const runDir = join(dir, `throughput-${trial + 1}`);
       const started = performance.now();
-      const result = await runEval({ models: [model], skills: [plan], concurrency: CONCURRENCY, runDir });
+      const result = await runEval({ models: [model], skills: [plan], concurrency: CONCURRENCY, runDir, redact });
       const seconds = (performance.now() - started) / 1000;
       if (!result.complete || result.summary.totals.errors > 0) throw new Error(`evals bench run failed: ${JSON.stringify(result.summary.totals)}`);
       const cell = result.summary.models[0]!.skills[0]!;
@@ -255,7 +259,7 @@ export async function bench(): Promise<BenchRow[]> {
     gc();
     const started = performance.now();
     const result = await runEval(
-      { models, skills: [plan], repeats: MEMORY_REPEATS, concurrency: CONCURRENCY, runDir: join(dir, 'memory') },
+      { models, skills: [plan], repeats: MEMORY_REPEATS, concurrency: CONCURRENCY, runDir: join(dir, 'memory'), redact },
       {
         onCell(_cell, progress) {
           if (progress.executed === MEMORY_MARK) {

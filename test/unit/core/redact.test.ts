@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../../../core/frozen';
 import { createRedactor, redactAuthText, redactUrls, redactValue, secretsFromEnv, secretsOfUrl } from '../../../core/redact';
 
 describe('core/redact', () => {
@@ -35,4 +37,48 @@ describe('core/redact', () => {
     expect(redactAuthText('refused Authorization: Bearer abcdef123456 and api_key=xyz987654')).toBe('refused Authorization: *** and api_key=***');
     expect(redactValue({ a: ['http://u:pw@h'], n: 1 }, redactUrls)).toEqual({ a: ['http://u:***@h'], n: 1 });
   });
+
+  it('hides every URL password and secret query value wherever it sits in a text (property)', () => {
+    const filler = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', ':', '/', '?', '&', '=', '@', '#', '"', '%') , maxLength: 40 });
+    const secret = fc.stringMatching(/^[A-Za-z0-9]{8,16}$/).map((s) => `Z${s}`);
+    fc.assert(
+      fc.property(filler, filler, secret, fc.constantFrom('url', 'query'), (before, after, value, shape) => {
+        const embedded = shape === 'url' ? `https://user:${value}@host.example/p` : `/p?page=2&token=${value}`;
+        // Filler may run into the URL and change where it ends, but never reveals the secret.
+        expect(redactUrls(`${before} ${embedded} ${after}`)).not.toContain(value);
+      }),
+    );
+  });
+
+  it('returns a text with nothing to hide as it is, so prompts and package text cost no rewrite', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (text) => {
+        fc.pre(!text.includes('://') && !text.includes('='));
+        expect(redactUrls(text)).toBe(text);
+      }),
+    );
+  });
+
+  it('copies only what changes: an untouched value is returned itself, a changed one shares its untouched parts', () => {
+    const redact = createRedactor(['s3cret-value']);
+    const clean = { a: 'plain', list: [1, 'two', { deep: true }] };
+    expect(redactValue(clean, redact)).toBe(clean);
+    const shared = { note: 'nothing here' };
+    const dirty = { shared, list: ['ok', 'has s3cret-value inside'], n: 3 };
+    const out = redactValue(dirty, redact);
+    expect(out).toEqual({ shared: { note: 'nothing here' }, list: ['ok', 'has *** inside'], n: 3 });
+    expect(out).not.toBe(dirty);
+    expect(out.shared).toBe(shared);
+    expect(dirty.list[1]).toBe('has s3cret-value inside');
+  });
+
+  it('walks a frozen value once per redactor state: a secret learned later is still removed from it', () => {
+    const redact = createRedactor(['first-secret']);
+    const frozen = deepFreeze({ pinning: [{ id: 'bench/s01', text: 'later-secret appears here' }] });
+    expect(redactValue(frozen, redact)).toBe(frozen);
+    expect(redactValue({ trace: frozen }, redact).trace).toBe(frozen);
+    redact.add('later-secret');
+    expect(redactValue({ trace: frozen }, redact).trace.pinning[0]!.text).toBe('*** appears here');
+  });
 });
+
