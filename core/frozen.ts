@@ -14,8 +14,9 @@ const deeplyFrozen = new WeakSet<object>();
  */
 export function isDeeplyFrozen(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return true;
-  if (deeplyFrozen.has(value)) return true;
+  // A frozen object never thaws, so the cheap test goes first: most values asked about are not frozen.
   if (!Object.isFrozen(value)) return false;
+  if (deeplyFrozen.has(value)) return true;
   for (const v of Object.values(value)) if (!isDeeplyFrozen(v)) return false;
   deeplyFrozen.add(value);
   return true;
@@ -27,5 +28,34 @@ export function deepFreeze<T>(value: T): T {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);
   }
+  return value;
+}
+
+/** JSON texts of deeply frozen values: made (or given by their builder) once, reused by every writer. */
+const jsonTexts = new WeakMap<object, string>();
+
+/**
+ * `JSON.stringify(value)`, made once per deeply frozen object or array: many
+ * records share such a value by reference (a variant's pinning table in every
+ * cell of an evaluation), and a value that cannot change has one text.
+ */
+export function jsonOf(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);
+  let text = jsonTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    if (isDeeplyFrozen(value)) jsonTexts.set(value, text);
+  }
+  return text;
+}
+
+/**
+ * Records the JSON text of a deeply frozen value its builder made alongside it
+ * (from pieces it had already encoded), so {@link jsonOf} need not make it
+ * again. The text must be exactly `JSON.stringify(value)`; a value that is not
+ * deeply frozen is not recorded, since it could change after.
+ */
+export function rememberJson<T extends object>(value: T, text: string): T {
+  if (isDeeplyFrozen(value)) jsonTexts.set(value, text);
   return value;
 }

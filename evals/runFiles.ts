@@ -14,7 +14,7 @@ import { WorkbenchError } from '../core/errors';
 import { writeFileAtomic } from '../core/fs/atomic';
 import { FileLock } from '../core/fs/fileLock';
 import type { CellRecord, EvalSummary, RunHeader } from './types';
-import { isDeeplyFrozen } from '../core/frozen';
+import { jsonOf } from '../core/frozen';
 import { fileLines } from './jsonLines';
 import { cellShapeProblem, MAX_CELL_LINE_BYTES } from './reports/cells';
 
@@ -113,35 +113,21 @@ export async function cutTornTail(file: string, scan: CellsScan): Promise<void> 
 }
 
 /**
- * JSON texts of deeply frozen values, which many cells share by reference: a
- * variant's pinning table (the runner pins each variant once), the candidate
- * list offered to the model. A frozen value can never change, so its text is
- * serialized once and reused.
+ * `JSON.stringify(value)`: numbers and flags without a call per field (most
+ * fields of a cell are), deeply frozen values through {@link jsonOf}, which
+ * reuses their text (a variant's pinning table, the candidate list offered to
+ * the model, the prompt messages the selector rendered).
  */
-const frozenJson = new WeakMap<object, string>();
-
-/** `JSON.stringify(value)`, reusing the text of a deeply frozen object or array. */
 function valueJson(value: unknown): string | undefined {
   switch (typeof value) {
-    // What JSON.stringify writes for these, without a call per field (most fields of a cell are numbers and flags).
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
       // String(-0) is '0' too; a number that is not finite is written null.
       return Number.isFinite(value) ? String(value) : 'null';
-    case 'object':
-      break;
     default:
-      return JSON.stringify(value);
+      return jsonOf(value);
   }
-  if (value === null) return 'null';
-  if (!Object.isFrozen(value)) return JSON.stringify(value);
-  let text = frozenJson.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    if (isDeeplyFrozen(value)) frozenJson.set(value, text);
-  }
-  return text;
 }
 
 /** The JSON texts of field names, with their colon: a cell's names are the same few dozen, line after line. */
@@ -186,8 +172,8 @@ function traceJson(trace: unknown): string | undefined {
 
 /**
  * The line of a cell in `cells.jsonl`: exactly `JSON.stringify(cell)`, built
- * field by field so the parts cells share (frozen, see {@link frozenJson}) are
- * serialized once per run instead of once per cell.
+ * field by field so the parts cells share (deeply frozen, see {@link valueJson})
+ * are serialized once per run instead of once per cell.
  */
 export function cellLine(cell: CellRecord): string {
   if (!isPlainObject(cell)) return JSON.stringify(cell);

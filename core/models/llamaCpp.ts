@@ -436,7 +436,7 @@ export function grammarForTask(task: SelectionTask): string | undefined {
   return rules.join('\n');
 }
 
-function toChatHistory(messages: ChatMessage[]): ChatHistoryItem[] {
+function toChatHistory(messages: readonly ChatMessage[]): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = messages.map((message): ChatHistoryItem => {
     switch (message.role) {
       case 'system':

@@ -78,7 +78,8 @@ export function createHostedBackend(spec: HostedSpec, ctx: HostedContext): Model
         const output = request.jsonSchema ? await rawJsonOutput(request.jsonSchema) : undefined;
         const result = await generateText({
           model: languageModel,
-          messages: request.messages,
+          // A copy: the selector's messages are frozen, and the SDK's parameter type is a mutable array.
+          messages: [...request.messages],
           allowSystemInMessages: true,
           temperature: request.temperature,
           maxOutputTokens: request.maxOutputTokens,

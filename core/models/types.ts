@@ -39,7 +39,7 @@ export interface SelectionTask {
 
 /** Everything a model call needs. */
 export interface GenerateRequest {
-  messages: ChatMessage[];
+  messages: readonly ChatMessage[];
   /** Selector calls use 0.01 (guide 9.4). */
   temperature: number;
   /** Output ceiling (guide 9.10: 512 for selectors). */

@@ -212,7 +212,7 @@ export interface SelectorCallTrace {
   boundary: Boundary;
   template: { id: string; version: string };
   /** The prompt sent on the last attempt (with the correction message when there was one). */
-  messages: ChatMessage[];
+  messages: readonly ChatMessage[];
   /** Raw answer of the last attempt that answered. */
   raw: string | null;
   /** The decision after decoding, before revalidation; null when no attempt decoded. */

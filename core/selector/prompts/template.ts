@@ -38,9 +38,88 @@ const REQUIRED_IN_USER = ['request', 'catalog'];
 
 const SLOT = /\{\{([a-z_]+)\}\}/g;
 
+/** A template text split at its slots: `literals` has one more entry than `slots`. */
+interface SplitText {
+  literals: string[];
+  slots: string[];
+  /** The JSON-encoded literals (no quotes), made on first use. */
+  encoded?: string[];
+}
+
+/** Split texts by template text: a run fills the same few templates for every call. */
+const splitTexts = new Map<string, SplitText>();
+const MAX_SPLIT_TEXTS = 256;
+
+function splitText(text: string): SplitText {
+  let split = splitTexts.get(text);
+  if (split) return split;
+  split = { literals: [], slots: [] };
+  let at = 0;
+  for (const m of text.matchAll(SLOT)) {
+    split.literals.push(text.slice(at, m.index));
+    split.slots.push(m[1]!);
+    at = m.index + m[0].length;
+  }
+  split.literals.push(text.slice(at));
+  // Templates are few; a caller filling many distinct texts must not grow the map without end.
+  if (splitTexts.size >= MAX_SPLIT_TEXTS) splitTexts.clear();
+  splitTexts.set(text, split);
+  return split;
+}
+
+const slotValue = (values: Readonly<Record<string, string>>, name: string): string => (Object.hasOwn(values, name) ? values[name]! : `{{${name}}}`);
+
 /** Fills `{{name}}` slots in one pass; unknown slots are left as they are (templates are checked on load). */
 export function fillTemplate(text: string, values: Readonly<Record<string, string>>): string {
-  return text.replace(SLOT, (whole, name: string) => (Object.hasOwn(values, name) ? values[name]! : whole));
+  const { literals, slots } = splitText(text);
+  let out = literals[0]!;
+  for (let i = 0; i < slots.length; i++) out += slotValue(values, slots[i]!) + literals[i + 1]!;
+  return out;
+}
+
+/** JSON encodings (no quotes) of long slot values, which repeat call after call (a variant's catalog). */
+const encodedValues = new Map<string, string>();
+const ENCODED_VALUE_MIN_CHARS = 256;
+const MAX_ENCODED_VALUES = 64;
+
+/** `JSON.stringify(text)` without its quotes. */
+function encode(text: string): string {
+  if (text.length < ENCODED_VALUE_MIN_CHARS) return JSON.stringify(text).slice(1, -1);
+  let known = encodedValues.get(text);
+  if (known === undefined) {
+    known = JSON.stringify(text).slice(1, -1);
+    if (encodedValues.size >= MAX_ENCODED_VALUES) encodedValues.clear();
+    encodedValues.set(text, known);
+  }
+  return known;
+}
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
+
+/**
+ * {@link fillTemplate}, with the JSON string of the result (`JSON.stringify(text)`)
+ * assembled from encoded pieces: the literals encoded once per template text,
+ * long values once per value. JSON encodes each UTF-16 unit on its own except a
+ * surrogate pair, so the pieces join to the exact text unless a pair is split
+ * across two of them: then `json` is undefined.
+ */
+export function fillTemplateJson(text: string, values: Readonly<Record<string, string>>): { text: string; json: string | undefined } {
+  const split = splitText(text);
+  const encoded = (split.encoded ??= split.literals.map(encode));
+  let out = split.literals[0]!;
+  let json = encoded[0]!;
+  let exact = true;
+  // Pieces alternate: the value of slot i, then literal i + 1.
+  for (let p = 0; p < 2 * split.slots.length; p++) {
+    const i = p >> 1;
+    const piece = p % 2 === 0 ? slotValue(values, split.slots[i]!) : split.literals[i + 1]!;
+    if (piece.length === 0) continue;
+    if (out.length > 0 && (isHighSurrogate(out.charCodeAt(out.length - 1)) || isLowSurrogate(piece.charCodeAt(0)))) exact = false;
+    out += piece;
+    json += p % 2 === 0 ? encode(piece) : encoded[i + 1]!;
+  }
+  return { text: out, json: exact ? `"${json}"` : undefined };
 }
 
 /** One problem in a user-supplied template; line/column point into the file when known. */

@@ -3,10 +3,34 @@ import { describe, expect, it } from 'vitest';
 import { renderMessages } from '../../../../core/selector/call';
 import { ACTIVATION_TEMPLATE_V1 } from '../../../../core/selector/prompts/activation-v1';
 import { RESOURCE_TEMPLATE_V1 } from '../../../../core/selector/prompts/resource-v1';
-import { fillTemplate, parseTemplate } from '../../../../core/selector/prompts/template';
+import { jsonOf } from '../../../../core/frozen';
+import { fillTemplate, fillTemplateJson, parseTemplate } from '../../../../core/selector/prompts/template';
 import { renderCatalog, renderContext, renderRequest } from '../../../../core/selector/render';
 
+/** Text of templates and values: slot syntax, JSON's escapes, and both halves of a surrogate pair. */
+const piece = fc.string({ unit: fc.constantFrom('a', ' ', '{', '}', '{{request}}', '{{catalog}}', '{{nope}}', '"', '\\', '\n', '\u0001', '\ud83d', '\ude00', '\ud83d\ude00', 'é'), maxLength: 24 });
+
 describe('prompt rendering', () => {
+  it('fills a template as one regular-expression pass would, and its JSON text is exactly JSON.stringify of the result (property)', () => {
+    fc.assert(
+      fc.property(piece, piece, fc.string({ unit: fc.constantFrom('x', '"', '\ude00', '\ud83d', '{{request}}'), maxLength: 300 }), (template, request, catalog) => {
+        const values = { request, catalog };
+        const expected = template.replace(/\{\{([a-z_]+)\}\}/g, (whole, name: string) => (Object.hasOwn(values, name) ? values[name as keyof typeof values] : whole));
+        expect(fillTemplate(template, values)).toBe(expected);
+        const filled = fillTemplateJson(template, values);
+        expect(filled.text).toBe(expected);
+        if (filled.json !== undefined) expect(filled.json).toBe(JSON.stringify(expected));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('gives the JSON text of rendered messages with them, frozen', () => {
+    const messages = renderMessages(ACTIVATION_TEMPLATE_V1, { request: 'Is the "trip" on?', context: '(none)', guidance: '(none)', catalog: '{"skill":"a/b"}\n'.repeat(40), boundary: 'planning', output_format: '{}' });
+    expect(Object.isFrozen(messages) && messages.every((m) => Object.isFrozen(m))).toBe(true);
+    expect(jsonOf(messages)).toBe(JSON.stringify(messages));
+  });
+
   it('fills placeholders in one pass: inserted text is never expanded again', () => {
     expect(fillTemplate('<r>{{request}}</r><c>{{catalog}}</c>', { request: '{{catalog}}', catalog: 'CAT' })).toBe('<r>{{catalog}}</r><c>CAT</c>');
   });
