@@ -26,7 +26,7 @@ import { canonicalJson } from '../core/package/canonical';
 import { resolveSelectorLimits, type SelectorLimits } from '../core/selector/limits';
 import { checkBindings } from '../core/selector/bindings';
 import { pinCandidates, type PinningResult } from '../core/selector/pinning';
-import { selectForRequest, type SelectionResult, type SelectionTrace } from '../core/selector/select';
+import { SelectionMemo, selectForRequest, type SelectionResult, type SelectionTrace } from '../core/selector/select';
 import type { SelectionContext, SkillBinding } from '../core/selector/types';
 import type { SkillRegistryReader } from '../core/store/types';
 import { deepFreeze } from '../core/frozen';
@@ -314,6 +314,8 @@ interface CellContext {
   hard: AbortSignal;
   /** The pinning every cell of a variant shares, when it pinned cleanly (see {@link variantPinnings}). */
   pinning: (variant: EvalVariantPlan) => Promise<PinningResult | undefined>;
+  /** The manifest loads and projections every cell of a variant shares (its registry is a frozen catalog). */
+  memo: (variant: EvalVariantPlan) => SelectionMemo;
 }
 
 /**
@@ -336,6 +338,16 @@ function variantPinnings(limits: SelectorLimits): (variant: EvalVariantPlan) => 
       pinnings.set(variant, pinning);
     }
     return pinning;
+  };
+}
+
+/** One {@link SelectionMemo} per variant, made on its first cell: its registry is the variant's frozen catalog. */
+function variantMemos(limits: SelectorLimits): (variant: EvalVariantPlan) => SelectionMemo {
+  const memos = new Map<EvalVariantPlan, SelectionMemo>();
+  return (variant) => {
+    let memo = memos.get(variant);
+    if (!memo) memos.set(variant, (memo = new SelectionMemo(variant.registry, limits)));
+    return memo;
   };
 }
 
@@ -392,6 +404,7 @@ async function executeCell(ctx: CellContext, m: number, unit: Unit, repeat: numb
       limits: ctx.limits,
       ...(unit.context && { context: unit.context }),
       ...(pinning && { pinning }),
+      memo: ctx.memo(unit.variant),
       signal: ctx.hard,
     });
     cell = cellFromResult(result, { model: specs[m]!, variant: unit.variant.info.label, case: c, repeat }, { costUsd: meter.cost, cached: meter.calls > 0 && meter.cachedCalls === meter.calls });
@@ -544,6 +557,7 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
       limitedResource: options.resourceModel ? limit(options.resourceModel) : undefined,
       hard: controls.hard.signal,
       pinning: variantPinnings(limits),
+      memo: variantMemos(limits),
     };
 
     let fatal: unknown;

@@ -19,5 +19,5 @@ export { SELECTOR_TEMPERATURE, SELECTOR_MAX_ATTEMPTS } from './call';
 export * from './prompts/template';
 export { ACTIVATION_TEMPLATE_V1, ACTIVATION_OUTPUT_FORMAT } from './prompts/activation-v1';
 export { RESOURCE_TEMPLATE_V1, RESOURCE_OUTPUT_FORMAT } from './prompts/resource-v1';
-export { selectForRequest, catalogBindings } from './select';
+export { selectForRequest, catalogBindings, SelectionMemo } from './select';
 export type { SelectForRequestInput, SelectionResult, SelectionTrace } from './select';

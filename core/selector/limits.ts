@@ -99,6 +99,8 @@ const ZERO_ALLOWED = new Set<keyof SelectorLimits>(['effectiveInputTokenBudget',
  * are rejected so a misspelt limit never silently keeps its default.
  */
 export function resolveSelectorLimits(partial: unknown = {}): LimitsResult {
+  // Limits this function resolved are frozen: passing them again (a run's limits, cell after cell) needs no second check.
+  if (resolvedLimits.has(partial as object)) return { ok: true, limits: partial as SelectorLimits };
   const issues: LimitIssue[] = [];
   if (partial === null || typeof partial !== 'object' || Array.isArray(partial)) {
     return { ok: false, issues: [{ path: '', message: 'limits must be an object' }] };
@@ -139,8 +141,13 @@ export function resolveSelectorLimits(partial: unknown = {}): LimitsResult {
       issues.push({ path: `${key},maxBindings`, message: `${key} (${limits[key]}) exceeds maxBindings (${limits.maxBindings}); lower it together with maxBindings` });
     }
   }
-  return issues.length > 0 ? { ok: false, issues } : { ok: true, limits };
+  if (issues.length > 0) return { ok: false, issues };
+  resolvedLimits.add(Object.freeze(limits));
+  return { ok: true, limits };
 }
+
+/** Complete, valid limits objects returned by {@link resolveSelectorLimits} (frozen, so they stay valid). */
+const resolvedLimits = new WeakSet<object>();
 
 /**
  * The total skill budget in force: the configured total, capped at a tenth of

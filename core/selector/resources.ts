@@ -102,7 +102,6 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
   const lists = activeIds.flatMap((skill) => (Object.hasOwn(input.manifests, skill) ? [eligibleEntries(input.manifests[skill]!, skill, boundary)] : []));
   // One skill's list (the usual case) is offered as it is, so its offer is memoised too.
   const eligible: readonly Entry[] = lists.length === 1 ? lists[0]! : lists.flat();
-  const byKey = new Map(eligible.map((e) => [`${e.skill}#${e.index.name}`, e]));
 
   const pending: { entry: Entry; source: ResourceSource }[] = [];
   const trustedKeys = new Set<string>();
@@ -114,7 +113,8 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
       action: 'ignored',
       message: `the trusted resource list has ${trustedList.length} entries, above the limit of ${MAX_TRUSTED_RESOURCES}; the whole list is ignored`,
     });
-  } else {
+  } else if (trustedList.length > 0) {
+    const byKey = new Map(eligible.map((e) => [`${e.skill}#${e.index.name}`, e]));
     for (const raw of trustedList) {
       const ref = parseTrusted(raw);
       if (!ref) {
@@ -141,7 +141,7 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
   }
 
   const remaining = trustedKeys.size === 0 ? eligible : eligible.filter((e) => !trustedKeys.has(`${e.skill}#${e.index.name}`));
-  const { catalogIds, catalog, options } = resourceOffer(remaining);
+  const { catalogIds, catalog, options, offered } = resourceOffer(remaining);
   if (remaining.length > 0) {
     if (remaining.length > limits.maxResourceCandidates || catalog.tokens > limits.resourceCatalogTokenBudget) {
       const why = [
@@ -154,7 +154,6 @@ export async function selectResources(input: ResourceSelectionInput): Promise<Re
     } else {
       const context = input.context ?? {};
       const template = input.template ?? RESOURCE_TEMPLATE_V1;
-      const offered = new Set(catalogIds);
       const values = {
         request: renderRequest(input.request),
         context: renderContext(context),
@@ -267,6 +266,8 @@ function eligibleEntries(manifest: SkillManifest, skill: string, boundary: Bound
 /** What the resource selector is offered: identities, the rendered catalog, and the baseline texts. */
 interface ResourceOffer {
   catalogIds: string[];
+  /** The same identities, for revalidating an answer. */
+  offered: ReadonlySet<string>;
   catalog: RenderedCatalog;
   options: { id: string; text: string }[];
 }
@@ -278,8 +279,10 @@ function resourceOffer(entries: readonly Entry[]): ResourceOffer {
   const known = offers.get(entries);
   if (known) return known;
   const catalogEntries: ResourceCatalogEntry[] = entries.map((e) => ({ skill: e.skill, name: e.index.name, description: e.index.description, load_when: e.index.load_when }));
+  const catalogIds = entries.map((e) => `${e.skill}#${e.index.name}`);
   const offer: ResourceOffer = {
-    catalogIds: entries.map((e) => `${e.skill}#${e.index.name}`),
+    catalogIds,
+    offered: new Set(catalogIds),
     catalog: renderCatalog(catalogEntries),
     options: entries.map((e) => ({ id: `${e.skill}#${e.index.name}`, text: `${e.index.description}\n${e.index.load_when}` })),
   };

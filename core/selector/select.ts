@@ -19,10 +19,12 @@ import { activateSkills, continueActivation, type ActivationOutcome, type Activa
 import { checkBindings, defaultBindings } from './bindings';
 import { effectiveTotalBudget, resolveSelectorLimits, type SelectorLimits } from './limits';
 import { pinCandidates, type PinningResult } from './pinning';
-import { loadManifests, projectBoundary, type Projection } from './projection';
+import { deepFreeze } from '../frozen';
+import { loadManifests, projectBoundary, type ManifestLoadResult, type Projection } from './projection';
 import type { PromptTemplate } from './prompts/template';
 import { selectResources, type SelectedResource } from './resources';
 import type {
+  ActiveSkill,
   DomainCompatibilityMode,
   PinningRecord,
   ResourceSelection,
@@ -67,7 +69,69 @@ export interface SelectForRequestInput {
    * Ignored with `state` (an execution pins once).
    */
   pinning?: PinningResult;
+  /**
+   * Manifest loads and projections shared by the calls against one registry
+   * whose answers cannot change (an evaluation's frozen catalog): the same
+   * active skills and selected resources load and project the same content,
+   * so each combination is read and measured once. See {@link SelectionMemo}.
+   */
+  memo?: SelectionMemo;
   signal?: AbortSignal;
+}
+
+/** Most combinations one {@link SelectionMemo} keeps; past it, calls load and project for themselves. */
+const MAX_MEMO_ENTRIES = 1024;
+
+/**
+ * Results that calls against one unchanging registry share, under one set of
+ * limits: clean manifest loads by active skills, clean projections by active
+ * skills and selected resources (deeply frozen, since every call gets the same
+ * objects). A load or projection with any diagnostic is never kept: each call
+ * records what it saw, as without a memo.
+ */
+export class SelectionMemo {
+  private readonly manifests = new Map<string, ManifestLoadResult>();
+  private readonly projections = new Map<string, Projection>();
+
+  constructor(
+    private readonly registry: SkillRegistryReader,
+    private readonly limits: SelectorLimits,
+  ) {}
+
+  /** Whether a call may use this memo: the same registry (whose answers cannot change) under the same resolved limits. */
+  serves(registry: SkillRegistryReader, limits: SelectorLimits): boolean {
+    return registry === this.registry && limits === this.limits;
+  }
+
+  async manifestsOf(key: string, load: () => Promise<ManifestLoadResult>): Promise<ManifestLoadResult> {
+    const known = this.manifests.get(key);
+    if (known) return known;
+    const loaded = await load();
+    if (loaded.diagnostics.length === 0 && !loaded.failure && this.manifests.size < MAX_MEMO_ENTRIES) this.manifests.set(key, deepFreeze(loaded));
+    return loaded;
+  }
+
+  async projectionOf(key: string, project: () => Promise<Projection>): Promise<Projection> {
+    const known = this.projections.get(key);
+    if (known) return known;
+    const projection = await project();
+    if (projection.diagnostics.length === 0 && projection.status === 'ok' && this.projections.size < MAX_MEMO_ENTRIES) this.projections.set(key, deepFreeze(projection));
+    return projection;
+  }
+}
+
+/** The identity of what a manifest load reads: the boundary and the active skills' exact versions and hashes, in order. */
+function activeKey(boundary: Boundary, active: readonly ActiveSkill[]): string {
+  let key = boundary;
+  for (const a of active) key += `\n${a.skill}@${a.version}#${a.manifest_hash}${a.required ? '!' : ''}`;
+  return key;
+}
+
+/** What a projection adds to it: the selected resources' exact contents, in order. */
+function resourcesKey(selected: readonly SelectedResource[]): string {
+  let key = '';
+  for (const r of selected) key += `\n${r.skill}#${r.name}@${r.content_hash}${r.required_when_selected ? '!' : ''}`;
+  return key;
 }
 
 /** Everything one call observed, body-free apart from the prompts sent to the model. */
@@ -228,12 +292,17 @@ export async function selectForRequest(input: SelectForRequestInput): Promise<Se
   if (state.active.length === 0) return result(state, [], projectionOfNothing(boundary, limits));
 
   // Stage 3: manifests of the active skills, then this boundary's resources.
-  const manifests = await loadManifests(state.active, {
-    registry: input.registry,
-    boundary,
-    registryReadTimeoutMs: limits.registryReadTimeoutMs,
-    ...(input.signal && { signal: input.signal }),
-  });
+  const memo = input.memo?.serves(input.registry, limits) ? input.memo : undefined;
+  const active = state.active;
+  const load = () =>
+    loadManifests(active, {
+      registry: input.registry,
+      boundary,
+      registryReadTimeoutMs: limits.registryReadTimeoutMs,
+      ...(input.signal && { signal: input.signal }),
+    });
+  const activeIdentity = memo ? activeKey(boundary, active) : '';
+  const manifests = memo ? await memo.manifestsOf(activeIdentity, load) : await load();
   const selection = await selectResources({
     state,
     manifests: manifests.manifests,
@@ -251,15 +320,17 @@ export async function selectForRequest(input: SelectForRequestInput): Promise<Se
   calls.push(...selection.calls);
 
   // Stages 4-5: load resources and project under the budgets.
-  const projection = await projectBoundary({
-    boundary,
-    active: state.active,
-    resources: selection.selected,
-    registry: input.registry,
-    limits,
-    preloaded: manifests,
-    ...(input.signal && { signal: input.signal }),
-  });
+  const project = () =>
+    projectBoundary({
+      boundary,
+      active: state.active,
+      resources: selection.selected,
+      registry: input.registry,
+      limits,
+      preloaded: manifests,
+      ...(input.signal && { signal: input.signal }),
+    });
+  const projection = memo ? await memo.projectionOf(activeIdentity + resourcesKey(selection.selected), project) : await project();
   // Manifest diagnostics come first (they are part of the projection's list), then selection, then admission.
   const manifestCount = manifests.diagnostics.length;
   diagnostics.push(...projection.diagnostics.slice(0, manifestCount), ...selection.diagnostics, ...projection.diagnostics.slice(manifestCount));

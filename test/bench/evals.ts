@@ -243,7 +243,7 @@ export async function bench(): Promise<BenchRow[]> {
       ratio,
       target: '<= 1.2x the client alone',
       met: ratio <= 1.2,
-      note: `median of ${TRIALS} back-to-back pairs (${trials.map((t) => (t.direct / t.runner).toFixed(2)).join(', ')}); client alone ${directRate.toFixed(0)} calls/s; the gap is main-thread CPU: by profile, the selector stages, serializing and joining the cell lines, GC and the closing bootstrap intervals; ms per call`,
+      note: `median of ${TRIALS} back-to-back pairs (${trials.map((t) => (t.direct / t.runner).toFixed(2)).join(', ')}); client alone ${directRate.toFixed(0)} calls/s; the gap is main-thread CPU: by profile, the selector stages, redacting, serializing and writing the cell lines, GC and the closing bootstrap intervals; ms per call`,
     });
   } finally {
     await endpoint.stop();

@@ -44,6 +44,16 @@ describe('resolveSelectorLimits', () => {
     }
   });
 
+  it('returns resolved limits frozen, and takes them back as they are: they cannot have become invalid', () => {
+    const first = resolveSelectorLimits({ maxActiveSkills: 3 });
+    if (!first.ok) throw new Error('expected valid limits');
+    expect(Object.isFrozen(first.limits)).toBe(true);
+    const again = resolveSelectorLimits(first.limits);
+    expect(again.ok && again.limits).toBe(first.limits);
+    // A copy is checked like any input.
+    expect(resolveSelectorLimits({ ...first.limits, maxActiveSkills: 0 }).ok).toBe(false);
+  });
+
   it('accepts the guide example group of lowered budgets', () => {
     const result = resolveSelectorLimits({ maxActiveSkills: 4, totalTokenBudget: 6144, mainTokenBudget: 4096, resourceTokenBudget: 3072, synthesisTokenBudget: 1536 });
     expect(result.ok).toBe(true);

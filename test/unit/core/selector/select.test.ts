@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ACTIVATION_TEMPLATE_V1 } from '../../../../core/selector/prompts/activation-v1';
 import { parseTemplate } from '../../../../core/selector/prompts/template';
-import { selectForRequest } from '../../../../core/selector/select';
+import { resolveSelectorLimits, type SelectorLimits } from '../../../../core/selector/limits';
+import { SelectionMemo, selectForRequest } from '../../../../core/selector/select';
+import type { SkillRegistryReader } from '../../../../core/store/types';
 import { bind, pkg, registryOf, resource, ScriptedModel } from './fixtures';
 
 const packages = {
@@ -156,3 +158,70 @@ describe('selectForRequest', () => {
     );
   });
 });
+
+/** `registry` with its content reads counted. */
+function counted(registry: SkillRegistryReader): { registry: SkillRegistryReader; reads: { manifest: number; resource: number } } {
+  const reads = { manifest: 0, resource: 0 };
+  const wrapped = new Proxy(registry, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const fn = value as (...args: unknown[]) => unknown;
+      if (key === 'getManifest') return (...args: unknown[]) => (reads.manifest++, fn.apply(target, args));
+      if (key === 'getResource') return (...args: unknown[]) => (reads.resource++, fn.apply(target, args));
+      return fn.bind(target);
+    },
+  });
+  return { registry: wrapped, reads };
+}
+
+const limitsOf = (partial: Partial<SelectorLimits>): SelectorLimits => {
+  const resolved = resolveSelectorLimits(partial);
+  if (!resolved.ok) throw new Error('invalid test limits');
+  return resolved.limits;
+};
+
+describe('SelectionMemo', () => {
+  const answers = () => new ScriptedModel({ activation: ['{"activate":["travel/weather"]}'], resource: ['{"resources":[{"skill":"travel/weather","name":"storm-checklist"}]}'] });
+
+  it('reads and projects once for the calls against one registry and limits, with the results of calls made without it', async () => {
+    const plain = await registryOf(packages);
+    const { registry, reads } = counted(plain);
+    const limits = limitsOf({});
+    const memo = new SelectionMemo(registry, limits);
+    const results = [];
+    for (const request of ['Will storms hit my Oslo trip?', 'Is a storm coming to Bergen?', 'Storms in Tromso next week?']) {
+      const shared = await selectForRequest({ request, bindings, registry, model: answers(), limits, memo });
+      const alone = await selectForRequest({ request, bindings, registry: plain, model: answers(), limits });
+      expect(JSON.parse(JSON.stringify(shared))).toEqual(JSON.parse(JSON.stringify(alone)));
+      results.push(shared);
+    }
+    expect(reads).toEqual({ manifest: 2, resource: 1 });
+    expect(results[2]!.projection).toBe(results[1]!.projection);
+    expect(Object.isFrozen(results[1]!.projection)).toBe(true);
+  });
+
+  it('is not used for another registry or other limits, and keeps no projection that carries a diagnostic', async () => {
+    const { registry, reads } = counted(await registryOf(packages));
+    const base = limitsOf({});
+    const memo = new SelectionMemo(registry, base);
+    // Limits resolved again are another object: the memo cannot know they are the same, so it stays out.
+    await selectForRequest({ request: 'Storms on my trip?', bindings, registry, model: answers(), limits: limitsOf({}), memo });
+    await selectForRequest({ request: 'Storms on my trip?', bindings, registry, model: answers(), limits: limitsOf({}), memo });
+    expect(reads).toEqual({ manifest: 4, resource: 2 });
+    const other = counted(await registryOf(packages));
+    for (let i = 0; i < 2; i++) await selectForRequest({ request: 'Storms on my trip?', bindings, registry: other.registry, model: answers(), limits: base, memo });
+    expect(other.reads).toEqual({ manifest: 4, resource: 2 });
+
+    // A resource budget too small for the checklist: every projection omits it with a diagnostic.
+    const tight = limitsOf({ resourceTokenBudget: 1 });
+    const tightMemo = new SelectionMemo(registry, tight);
+    for (let i = 0; i < 2; i++) {
+      const result = await selectForRequest({ request: 'Storms on my trip?', bindings, registry, model: answers(), limits: tight, memo: tightMemo });
+      expect(result.diagnostics.map((d) => d.code)).toEqual(['skill_resource_budget_exceeded']);
+    }
+    // The clean manifest load of the two active skills is kept; the resource is read by each call.
+    expect(reads).toEqual({ manifest: 6, resource: 4 });
+  });
+});
+
