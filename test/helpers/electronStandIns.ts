@@ -201,6 +201,14 @@ export function safeStorageStandIn(available = true) {
 }
 
 /**
+ * How long a test waits for the main process to reach a state (its window
+ * loaded, its quit done): a bound, not a verdict. On a loaded 2-core runner
+ * importing and starting the main process has taken more than 20 s, so the
+ * wait ends on the app's own signal, well inside the test's time limit.
+ */
+export const MAIN_PROCESS_WAIT_MS = 120_000;
+
+/**
  * A stand-in for the `electron` module of the main process, with the parts
  * `electron/main.ts` uses: `app` (an EventEmitter with Electron's event names),
  * `BrowserWindow`, `Menu`, `ipcMain`, `protocol`, `screen` and

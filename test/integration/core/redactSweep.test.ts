@@ -27,7 +27,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../../core/api/bridge';
 import { startChatEndpoint, type ChatEndpoint } from '../../helpers/chatEndpoint';
 import { runCli } from '../../helpers/cli';
-import { BrowserWindowStandIn, IpcRendererStandIn, electronModuleStandIn } from '../../helpers/electronStandIns';
+import { BrowserWindowStandIn, IpcRendererStandIn, MAIN_PROCESS_WAIT_MS, electronModuleStandIn } from '../../helpers/electronStandIns';
 import { signIn, startServe } from '../../helpers/serve';
 
 const AWS = 'MARKERaws/Secret+9Kq3Lw8Vb2Nc5';
@@ -165,7 +165,7 @@ describe('the marker secrets through every face', () => {
       vi.doMock('electron', () => env!.module);
       await import(/* @vite-ignore */ `${join(ROOT, 'dist', 'electron', 'main.mjs')}?sweep=${Date.now()}`);
       env.ready();
-      await vi.waitFor(() => expect(BrowserWindowStandIn.all[0]?.loaded).toHaveLength(1), { timeout: 20_000 });
+      await vi.waitFor(() => expect(BrowserWindowStandIn.all[0]?.loaded).toHaveLength(1), { timeout: MAIN_PROCESS_WAIT_MS });
       const window = BrowserWindowStandIn.all[0]!;
       const renderer = new IpcRendererStandIn(env.ipcMain, window.webContents);
       const seen: string[] = [];
@@ -188,7 +188,7 @@ describe('the marker secrets through every face', () => {
       await renderer.invoke(IPC_CALL_CHANNEL, 'app.info', {});
 
       env.app.quit();
-      await vi.waitFor(() => expect(env!.calls).toContain('quitted'), { timeout: 10_000 });
+      await vi.waitFor(() => expect(env!.calls).toContain('quitted'), { timeout: MAIN_PROCESS_WAIT_MS });
       expect(seen.length).toBeGreaterThan(8);
       for (const text of seen) expect(leaks(text), text.slice(0, 300)).toEqual([]);
       expect(logged.some((l) => l.startsWith('skillbench: '))).toBe(true);

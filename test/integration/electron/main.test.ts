@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { MenuItemConstructorOptions } from 'electron';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { IPC_CALL_CHANNEL, IPC_EVENT_CHANNEL } from '../../../core/api/bridge';
-import { BrowserWindowStandIn, IpcRendererStandIn, electronModuleStandIn } from '../../helpers/electronStandIns';
+import { BrowserWindowStandIn, IpcRendererStandIn, MAIN_PROCESS_WAIT_MS, electronModuleStandIn } from '../../helpers/electronStandIns';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const MAIN = join(ROOT, 'dist', 'electron', 'main.mjs');
@@ -37,7 +37,7 @@ afterEach(async () => {
   // Quit the shell the test started (closes the service).
   if (env && env.app.quitCalls === 0) {
     env.app.quit();
-    await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: MAIN_PROCESS_WAIT_MS });
   }
   vi.doUnmock('electron');
   vi.resetModules();
@@ -51,7 +51,7 @@ async function launch(options: { lock?: boolean } = {}) {
   vi.doMock('electron', () => env.module);
   await import(/* @vite-ignore */ `${MAIN}?t=${Date.now()}`);
   env.ready();
-  if (options.lock !== false) await vi.waitFor(() => expect(BrowserWindowStandIn.all[0]?.loaded).toHaveLength(1), { timeout: 20_000 });
+  if (options.lock !== false) await vi.waitFor(() => expect(BrowserWindowStandIn.all[0]?.loaded).toHaveLength(1), { timeout: MAIN_PROCESS_WAIT_MS });
   return BrowserWindowStandIn.all[0]!;
 }
 
@@ -148,14 +148,14 @@ describe('electron/main (built) with a stand-in electron module', () => {
     window.bounds = { x: 300, y: 200, width: 900, height: 640 };
     window.maximized = false;
     window.close();
-    await vi.waitFor(async () => expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 1, x: 300, y: 200, width: 900, height: 640, maximized: false }), { timeout: 10_000 });
+    await vi.waitFor(async () => expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ version: 1, x: 300, y: 200, width: 900, height: 640, maximized: false }), { timeout: MAIN_PROCESS_WAIT_MS });
   });
 
   it('quits cleanly: the quit waits for the service to close, then goes through', async () => {
     await launch();
     env.app.quit();
     expect(env.calls).not.toContain('quitted');
-    await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: MAIN_PROCESS_WAIT_MS });
   });
 
   it('keeps a marker secret out of IPC answers and of every file it writes', async () => {
@@ -172,7 +172,7 @@ describe('electron/main (built) with a stand-in electron module', () => {
     for (const answer of answers) expect(JSON.stringify(answer)).not.toContain(marker);
     window.close();
     env.app.quit();
-    await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(env.calls).toContain('quitted'), { timeout: MAIN_PROCESS_WAIT_MS });
     const files = spawnSync('grep', ['-rl', marker, dir], { encoding: 'utf8' });
     expect(files.stdout).toBe('');
     expect(existsSync(join(dir, 'user-data', 'window-state.json'))).toBe(true);
