@@ -103,21 +103,22 @@ export class SelectionMemo {
     return registry === this.registry && limits === this.limits;
   }
 
-  async manifestsOf(key: string, load: () => Promise<ManifestLoadResult>): Promise<ManifestLoadResult> {
-    const known = this.manifests.get(key);
-    if (known) return known;
-    const loaded = await load();
-    if (loaded.diagnostics.length === 0 && !loaded.failure && this.manifests.size < MAX_MEMO_ENTRIES) this.manifests.set(key, deepFreeze(loaded));
-    return loaded;
+  manifestsOf(key: string, load: () => Promise<ManifestLoadResult>): Promise<ManifestLoadResult> {
+    return kept(this.manifests, key, load);
   }
 
-  async projectionOf(key: string, project: () => Promise<Projection>): Promise<Projection> {
-    const known = this.projections.get(key);
-    if (known) return known;
-    const projection = await project();
-    if (projection.diagnostics.length === 0 && projection.status === 'ok' && this.projections.size < MAX_MEMO_ENTRIES) this.projections.set(key, deepFreeze(projection));
-    return projection;
+  projectionOf(key: string, project: () => Promise<Projection>): Promise<Projection> {
+    return kept(this.projections, key, project);
   }
+}
+
+/** `map`'s entry for `key`, else what `make` gives, kept (deeply frozen) when it is clean and the map has room. */
+async function kept<T extends { diagnostics: readonly unknown[]; failure?: unknown }>(map: Map<string, T>, key: string, make: () => Promise<T>): Promise<T> {
+  const known = map.get(key);
+  if (known) return known;
+  const made = await make();
+  if (made.diagnostics.length === 0 && made.failure === undefined && map.size < MAX_MEMO_ENTRIES) map.set(key, deepFreeze(made));
+  return made;
 }
 
 /** The identity of what a manifest load reads: the boundary and the active skills' exact versions and hashes, in order. */
