@@ -110,12 +110,16 @@ export function fillTemplateJson(text: string, values: Readonly<Record<string, s
   let out = split.literals[0]!;
   let json = encoded[0]!;
   let exact = true;
+  // The last unit of `out`, kept as pieces go in: reading it from `out` itself would flatten the
+  // growing concatenation on every piece (a copy of the prompt so far per slot).
+  let last = out.length > 0 ? out.charCodeAt(out.length - 1) : -1;
   // Pieces alternate: the value of slot i, then literal i + 1.
   for (let p = 0; p < 2 * split.slots.length; p++) {
     const i = p >> 1;
     const piece = p % 2 === 0 ? slotValue(values, split.slots[i]!) : split.literals[i + 1]!;
     if (piece.length === 0) continue;
-    if (out.length > 0 && (isHighSurrogate(out.charCodeAt(out.length - 1)) || isLowSurrogate(piece.charCodeAt(0)))) exact = false;
+    if (last !== -1 && (isHighSurrogate(last) || isLowSurrogate(piece.charCodeAt(0)))) exact = false;
+    last = piece.charCodeAt(piece.length - 1);
     out += piece;
     json += p % 2 === 0 ? encode(piece) : encoded[i + 1]!;
   }
