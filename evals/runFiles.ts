@@ -180,18 +180,27 @@ export function cellLine(cell: CellRecord): string {
   return objectJson(cell, (key, v) => (key === 'trace' ? traceJson(v) : valueJson(v)));
 }
 
+/** Bytes a write takes at most (the writer's buffer grows past it only for a longer line). */
+const CELL_WRITE_BYTES = 1 << 20;
+
 /**
  * Appends cells to a cells file. Writes are serialized so lines never
  * interleave; cells that finish while a write is in flight go out together in
  * the next one (group commit), so many concurrent cells cost few system calls
  * while each still reaches the file as soon as the write before it is done.
  * Lines are whole within a write, so a kill can still tear only the last line.
+ *
+ * Lines are encoded straight into one buffer the writer keeps and reuses: the
+ * text of a batch is never joined into one string first (a batch of long lines
+ * would be a large, short-lived heap object each time), and the encoding gives
+ * the byte count a short write is checked against.
  */
 export class CellWriter {
-  /** Serialized lines waiting for the next write, each followed by a newline of its own. */
+  /** Serialized lines waiting for a write, without their newlines. */
   private pending: string[] = [];
   private waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
+  private buffer = Buffer.allocUnsafeSlow(0);
 
   private constructor(private readonly handle: FileHandle) {}
 
@@ -202,33 +211,60 @@ export class CellWriter {
 
   /** Appends one cell; resolves when its line is written. */
   append(cell: CellRecord): Promise<void> {
-    // Serialized now, so a cell changed after this call is recorded as it was. The newline goes
-    // in as its own piece: the batch's join copies each line once, and nothing else does.
+    // Serialized now, so a cell changed after this call is recorded as it was.
     const line = cellLine(cell);
     return new Promise<void>((resolve, reject) => {
-      this.pending.push(line, '\n');
+      this.pending.push(line);
       this.waiters.push({ resolve, reject });
       this.flushing ??= this.flush();
     });
   }
 
+  /**
+   * Encodes pending lines from `from` into the buffer, each with its newline,
+   * until the next would pass {@link CELL_WRITE_BYTES} (at least one goes in);
+   * returns the lines taken and the bytes they make.
+   */
+  private encode(from: number): { taken: number; bytes: number } {
+    let bytes = 0;
+    let taken = 0;
+    for (let i = from; i < this.pending.length; i++) {
+      const line = this.pending[i]!;
+      // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair, 2 units, takes 4).
+      const most = 3 * line.length + 1;
+      if (taken > 0 && bytes + most > CELL_WRITE_BYTES) break;
+      if (bytes + most > this.buffer.length) {
+        const grown = Buffer.allocUnsafeSlow(Math.max(CELL_WRITE_BYTES, bytes + most));
+        this.buffer.copy(grown, 0, 0, bytes);
+        this.buffer = grown;
+      }
+      bytes += this.buffer.write(line, bytes, 'utf8');
+      this.buffer[bytes++] = 0x0a;
+      taken++;
+    }
+    return { taken, bytes };
+  }
+
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
-      // One string per batch, written as a string: the file system layer encodes it outside the
-      // JavaScript heap, where a Buffer per batch (or per line) would cost an allocation and GC pressure.
-      const batch = this.pending.join('');
+      const lines = this.pending.length;
       const waiters = this.waiters;
-      this.pending = [];
-      this.waiters = [];
+      let done = 0;
       try {
-        const bytes = Buffer.byteLength(batch, 'utf8');
-        const { bytesWritten } = await this.handle.write(batch, null, 'utf8');
-        if (bytesWritten !== bytes) throw new Error(`short write: ${bytesWritten} of ${bytes} bytes`);
-        for (const w of waiters) w.resolve();
+        while (done < lines) {
+          const { taken, bytes } = this.encode(done);
+          const { bytesWritten } = await this.handle.write(this.buffer, 0, bytes, null);
+          if (bytesWritten !== bytes) throw new Error(`short write: ${bytesWritten} of ${bytes} bytes`);
+          for (let i = done; i < done + taken; i++) waiters[i]!.resolve();
+          done += taken;
+        }
       } catch (error) {
-        // The cells of a failed write see the failure; later ones still get their own attempt.
-        for (const w of waiters) w.reject(error);
+        // The cells of a failed write (and the rest of its batch) see the failure; later ones still get their own attempt.
+        for (let i = done; i < lines; i++) waiters[i]!.reject(error);
       }
+      // Cells that came in during the writes stay pending for the next round.
+      this.pending = this.pending.slice(lines);
+      this.waiters = waiters.slice(lines);
     }
     this.flushing = undefined;
   }

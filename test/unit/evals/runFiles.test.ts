@@ -54,6 +54,24 @@ describe('CellWriter with text beyond ASCII', () => {
   });
 });
 
+describe('CellWriter with batches larger than one write', () => {
+  it('writes a batch of megabytes, and a line longer than a write takes, as exactly each cell\'s JSON and a newline', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
+    dirs.push(dir);
+    const file = join(dir, 'cells.jsonl');
+    const writer = await CellWriter.open(file);
+    // 40 cells of ~100 KB (4 MB, several writes), one of 3 MB (more than a write takes alone), with
+    // text UTF-8 spends 1 to 4 bytes on, and a lone surrogate (which the JSON text escapes).
+    const cells = Array.from({ length: 41 }, (_, i) => ({ key: `k${i}`, request: `${i} ${'é😀a\u4e2d'.repeat(i === 20 ? 600_000 : 20_000)} \ud800` }) as unknown as CellRecord);
+    await Promise.all(cells.map((c) => writer.append(c)));
+    await writer.close();
+    const expected = cells.map((c) => `${JSON.stringify(c)}\n`);
+    const written = await readFile(file, 'utf8');
+    expect(written.length).toBe(expected.join('').length);
+    expect(written.split('\n').slice(0, -1).sort()).toEqual(expected.map((l) => l.slice(0, -1)).sort());
+  });
+});
+
 describe('cellLine', () => {
   const deepFreeze = <T>(v: T): T => {
     if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
