@@ -199,7 +199,8 @@ export function redactValue<T>(value: T, redact: (text: string) => string): T {
   const walk = (v: unknown, depth: number): unknown => {
     if (typeof v === 'string') return redact(v);
     if (v === null || typeof v !== 'object' || depth > 64) return v;
-    if (memo !== undefined && unchanged.get(v) === memo) return v;
+    // Only frozen values are remembered (see below), so a mutable one skips the lookup.
+    if (memo !== undefined && Object.isFrozen(v) && unchanged.get(v) === memo) return v;
     let out: unknown;
     if (Array.isArray(v)) {
       let copy: unknown[] | undefined;

@@ -125,6 +125,8 @@ function valueJson(value: unknown): string | undefined {
     case 'number':
       // String(-0) is '0' too; a number that is not finite is written null.
       return Number.isFinite(value) ? String(value) : 'null';
+    case 'string':
+      return JSON.stringify(value);
     default:
       return jsonOf(value);
   }
