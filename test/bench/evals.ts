@@ -14,9 +14,11 @@
  *   directly at the same concurrency, replaying the very requests the selector
  *   sent in the warm-up run (same prompts, same bytes on the wire): what is left
  *   is the runner's own overhead. Target: the runner within 1.2x of the client alone.
- *   Both rows are medians of five trials, each a runner run followed at once
- *   by the client alone, so the two sides of a ratio see the same machine;
- *   one full-size pair before them warms both sides up and is not counted.
+ *   Both rows are medians of nine trials, each a runner run and the client
+ *   alone back to back (which goes first alternates), so the two sides of a
+ *   ratio see the same machine; one full-size pair before them warms both
+ *   sides up and is not counted. The suite runs the engine as `skillbench`
+ *   ships it, bundled by esbuild (see run.ts).
  * - memory: the runner over 100,000 cells (2,000 cases x 2 models x 25
  *   repeats) with in-process instant models (no HTTP, so the run is quick);
  *   heap and RSS after a full GC at 10,000 cells and at 100,000 cells.
@@ -45,7 +47,7 @@ const CANDIDATES = 16;
 const CONCURRENCY = 32;
 const THROUGHPUT_CELLS = 4_000;
 /** Runner and client-alone pairs of the throughput rows. */
-const TRIALS = 5;
+const TRIALS = 9;
 const MEMORY_CASES = 2_000;
 const MEMORY_MODELS = 2;
 const MEMORY_REPEATS = 25;
@@ -208,14 +210,19 @@ export async function bench(): Promise<BenchRow[]> {
     // while the client's code was already warmed by every call the runner made.
     for (let trial = -1; trial < TRIALS; trial++) {
       const runDir = join(dir, `throughput-${trial + 1}`);
-      const started = performance.now();
-      const result = await runEval({ models: [model], skills: [plan], concurrency: CONCURRENCY, runDir, redact });
-      const seconds = (performance.now() - started) / 1000;
-      if (!result.complete || result.summary.totals.errors > 0) throw new Error(`evals bench run failed: ${JSON.stringify(result.summary.totals)}`);
-      const cell = result.summary.models[0]!.skills[0]!;
-      if (cell.tp + cell.fp !== THROUGHPUT_CELLS) throw new Error('evals bench fixture is not activating as expected');
-      await rm(runDir, { recursive: true, force: true });
-      const direct = await directCalls(model, recorder.requests, THROUGHPUT_CELLS * callsPerCell, CONCURRENCY);
+      const runner = async () => {
+        const started = performance.now();
+        const result = await runEval({ models: [model], skills: [plan], concurrency: CONCURRENCY, runDir, redact });
+        const seconds = (performance.now() - started) / 1000;
+        if (!result.complete || result.summary.totals.errors > 0) throw new Error(`evals bench run failed: ${JSON.stringify(result.summary.totals)}`);
+        const cell = result.summary.models[0]!.skills[0]!;
+        if (cell.tp + cell.fp !== THROUGHPUT_CELLS) throw new Error('evals bench fixture is not activating as expected');
+        await rm(runDir, { recursive: true, force: true });
+        return seconds;
+      };
+      const client = () => directCalls(model, recorder.requests, THROUGHPUT_CELLS * callsPerCell, CONCURRENCY);
+      // Pairs alternate which side goes first, so neither side always inherits the other's heap.
+      const [seconds, direct] = trial % 2 === 0 ? [await runner(), await client()] : await client().then(async (d) => [await runner(), d] as const);
       if (trial >= 0) trials.push({ runner: (THROUGHPUT_CELLS * callsPerCell) / seconds, direct, cellsPerSecond: THROUGHPUT_CELLS / seconds });
     }
     const runnerCalls = median(trials.map((t) => t.runner));
