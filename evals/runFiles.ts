@@ -223,20 +223,20 @@ export class CellWriter {
   }
 
   /**
-   * Encodes pending lines from `from` into the buffer, each with its newline,
-   * until the next would pass {@link CELL_WRITE_BYTES} (at least one goes in);
-   * returns the lines taken and the bytes they make.
+   * Encodes `lines` from `from` into the buffer, each with its newline, until
+   * the next would pass {@link CELL_WRITE_BYTES} (at least one goes in);
+   * returns how many it took and the bytes they make.
    */
-  private encode(from: number): { taken: number; bytes: number } {
+  private encode(lines: readonly string[], from: number): { taken: number; bytes: number } {
     let bytes = 0;
     let taken = 0;
-    for (let i = from; i < this.pending.length; i++) {
-      const line = this.pending[i]!;
+    for (let i = from; i < lines.length; i++) {
+      const line = lines[i]!;
       // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair, 2 units, takes 4).
       const most = 3 * line.length + 1;
       if (taken > 0 && bytes + most > CELL_WRITE_BYTES) break;
       if (bytes + most > this.buffer.length) {
-        const grown = Buffer.allocUnsafeSlow(Math.max(CELL_WRITE_BYTES, bytes + most));
+        const grown = Buffer.allocUnsafeSlow(Math.max(64 * 1024, 2 * this.buffer.length, bytes + most));
         this.buffer.copy(grown, 0, 0, bytes);
         this.buffer = grown;
       }
@@ -249,24 +249,24 @@ export class CellWriter {
 
   private async flush(): Promise<void> {
     while (this.pending.length > 0) {
-      const lines = this.pending.length;
+      // This round writes the lines pending now; cells that finish during its writes wait for the next.
+      const lines = this.pending;
       const waiters = this.waiters;
+      this.pending = [];
+      this.waiters = [];
       let done = 0;
       try {
-        while (done < lines) {
-          const { taken, bytes } = this.encode(done);
+        while (done < lines.length) {
+          const { taken, bytes } = this.encode(lines, done);
           const { bytesWritten } = await this.handle.write(this.buffer, 0, bytes, null);
           if (bytesWritten !== bytes) throw new Error(`short write: ${bytesWritten} of ${bytes} bytes`);
           for (let i = done; i < done + taken; i++) waiters[i]!.resolve();
           done += taken;
         }
       } catch (error) {
-        // The cells of a failed write (and the rest of its batch) see the failure; later ones still get their own attempt.
-        for (let i = done; i < lines; i++) waiters[i]!.reject(error);
+        // The cells of a failed write (and the rest of its round) see the failure; later ones still get their own attempt.
+        for (let i = done; i < lines.length; i++) waiters[i]!.reject(error);
       }
-      // Cells that came in during the writes stay pending for the next round.
-      this.pending = this.pending.slice(lines);
-      this.waiters = waiters.slice(lines);
     }
     this.flushing = undefined;
   }

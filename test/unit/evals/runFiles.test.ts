@@ -72,6 +72,21 @@ describe('CellWriter with batches larger than one write', () => {
   });
 });
 
+describe('CellWriter while cells keep finishing', () => {
+  it('writes each cell exactly once when more finish during the writes of a batch that takes several', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
+    dirs.push(dir);
+    const file = join(dir, 'cells.jsonl');
+    const writer = await CellWriter.open(file);
+    const big = (i: number) => ({ key: `k${i}`, request: 'x'.repeat(200_000) }) as unknown as CellRecord;
+    // 30 cells of 200 KB at once (a batch of several writes), and each one finishing brings another.
+    await Promise.all(Array.from({ length: 30 }, (_, i) => writer.append(big(i)).then(() => writer.append(big(30 + i)))));
+    await writer.close();
+    const keys = (await readFile(file, 'utf8')).split('\n').slice(0, -1).map((l) => (JSON.parse(l) as { key: string }).key);
+    expect(keys.sort()).toEqual(Array.from({ length: 60 }, (_, i) => `k${i}`).sort());
+  });
+});
+
 describe('cellLine', () => {
   const deepFreeze = <T>(v: T): T => {
     if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
