@@ -62,6 +62,15 @@ function safeDecode(text: string): string {
   }
 }
 
+/**
+ * Whether {@link redactUrls} could change `text`: neither of its patterns can
+ * match without `://`, or without `=` and one of `?` and `&`. Most texts
+ * (prompts, package text) have neither and skip both scans.
+ */
+function mayHoldUrlSecret(text: string): boolean {
+  return text.includes('://') || (text.includes('=') && (text.includes('?') || text.includes('&')));
+}
+
 function redactUserinfo(scheme: string, userinfo: string): string {
   if (userinfo.length === 0) return `${scheme}@`;
   const colon = userinfo.indexOf(':');
@@ -73,8 +82,7 @@ function redactUserinfo(scheme: string, userinfo: string): string {
  * user-info whole) and the values of secret-looking query parameters become `***`.
  */
 export function redactUrls(text: string): string {
-  // Neither pattern can match without these characters: most texts (prompts, package text) skip both scans.
-  if (!text.includes('://') && !(text.includes('=') && (text.includes('?') || text.includes('&')))) return text;
+  if (!mayHoldUrlSecret(text)) return text;
   return text.replace(URL_USERINFO, (_m, scheme: string, userinfo: string) => redactUserinfo(scheme, userinfo)).replace(
     URL_SECRET_QUERY,
     (m, sep: string, key: string, value: string) => (value.length > 0 && SECRET_PARAM.test(safeDecode(key)) ? `${sep}${key}=${REDACTED}` : m),
@@ -126,6 +134,18 @@ function base64(text: string): string {
   return btoa(binary);
 }
 
+/** `encodeURIComponent(text)`, or undefined for a text it cannot encode (a lone surrogate). */
+function percentEncoded(text: string): string | undefined {
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The redactors {@link createRedactor} made: what they do to a text is known (see {@link mayRedactJson}). */
+const standardRedactors = new WeakSet<object>();
+
 /** A text filter that removes secrets; {@link add} teaches it more values as they become known. */
 export interface Redactor {
   (text: string): string;
@@ -146,8 +166,8 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
     for (const s of more) {
       if (typeof s !== 'string' || s.length < MIN_SECRET_LENGTH) continue;
       set.add(s);
-      const encoded = encodeURIComponent(s);
-      if (encoded !== s) set.add(encoded);
+      const encoded = percentEncoded(s);
+      if (encoded !== undefined && encoded !== s) set.add(encoded);
     }
     values = [...set].sort((a, b) => b.length - a.length);
   };
@@ -159,6 +179,7 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
   }) as Redactor;
   redactor.add = add;
   Object.defineProperty(redactor, 'secrets', { get: () => values });
+  standardRedactors.add(redactor);
   return redactor;
 }
 
@@ -229,4 +250,43 @@ export function redactValue<T>(value: T, redact: (text: string) => string): T {
     return out;
   };
   return walk(value, 0) as T;
+}
+
+/** The JSON string escapes of a redactor's secrets, per secrets array (null: a secret has a surrogate, so no line check). */
+const escapedSecrets = new WeakMap<readonly string[], readonly string[] | null>();
+
+const SURROGATE = /[\ud800-\udfff]/;
+
+function escapedSecretsOf(secrets: readonly string[]): readonly string[] | null {
+  let escaped = escapedSecrets.get(secrets);
+  if (escaped === undefined) {
+    escaped = secrets.some((s) => SURROGATE.test(s)) ? null : secrets.map((s) => JSON.stringify(s).slice(1, -1));
+    escapedSecrets.set(secrets, escaped);
+  }
+  return escaped;
+}
+
+/**
+ * Whether {@link redactValue} with `redact` may change a plain value whose
+ * JSON text (`JSON.stringify`) is `json`: false only when it certainly
+ * leaves the value as it is, so a caller holding the text anyway (a cell
+ * line) can skip the walk over every string in the value. The answer comes
+ * from a few scans of the text:
+ *
+ * - JSON escapes each UTF-16 unit on its own, except that a surrogate pair
+ *   stays whole, so a secret without surrogates that occurs in a string of the
+ *   value occurs, escaped, in the text (a secret with one gives no answer);
+ * - `:`, `/`, `=`, `?` and `&` are never escaped, so a string that could hold
+ *   a URL secret puts the same characters in the text.
+ *
+ * Only a redactor {@link createRedactor} made is judged; for any other
+ * function the answer is true (walk). Text the value does not hold (its keys,
+ * its punctuation) can only make the answer true.
+ */
+export function mayRedactJson(json: string, redact: (text: string) => string): boolean {
+  if (!standardRedactors.has(redact)) return true;
+  const escaped = escapedSecretsOf((redact as Redactor).secrets);
+  if (escaped === null) return true;
+  for (const secret of escaped) if (json.includes(secret)) return true;
+  return mayHoldUrlSecret(json);
 }

@@ -211,10 +211,12 @@ export class CellWriter {
     return new CellWriter(await open(file, 'a'));
   }
 
-  /** Appends one cell; resolves when its line is written. */
-  append(cell: CellRecord): Promise<void> {
+  /**
+   * Appends one cell; resolves when its line is written. `line`, when the
+   * caller made it already, must be `cellLine(cell)`.
+   */
+  append(cell: CellRecord, line: string = cellLine(cell)): Promise<void> {
     // Serialized now, so a cell changed after this call is recorded as it was.
-    const line = cellLine(cell);
     return new Promise<void>((resolve, reject) => {
       this.pending.push(line);
       this.waiters.push({ resolve, reject });

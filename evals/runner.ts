@@ -32,10 +32,10 @@ import type { SkillRegistryReader } from '../core/store/types';
 import { deepFreeze } from '../core/frozen';
 import { Aggregator } from './aggregate';
 import { cachedModel, type AnswerCache, type CacheStats } from './cache';
-import { redactValue } from '../core/redact';
+import { mayRedactJson, redactValue } from '../core/redact';
 import { ProgressTracker, type RunProgress } from './runProgress';
 import { openRunHeader, resumeCells } from './runRecord';
-import { RUN_FILES, lockRunDir, writeSummary, type CellWriter } from './runFiles';
+import { RUN_FILES, cellLine, lockRunDir, writeSummary, type CellWriter } from './runFiles';
 import { dispatchProvider, providerLimiters, providerOf, rateLimited, type RateLimitEvent } from './runSchedule';
 import type { EvalCase } from './suite';
 import type { CaseInfo, CatalogRecord, CellRecord, EvalSummary, ModelInfo, RunHeader, VariantInfo } from './types';
@@ -381,10 +381,11 @@ class CellMeter {
 
 /**
  * Runs the cell (model `m`, `unit`, `repeat`) through the selector and returns
- * its record (redacted), or undefined when a hard stop cancelled it. A model
- * or registry failure is an `error` cell, never a rejection.
+ * its record (redacted), with its line for `cells.jsonl` when that was made
+ * already, or undefined when a hard stop cancelled it. A model or registry
+ * failure is an `error` cell, never a rejection.
  */
-async function executeCell(ctx: CellContext, m: number, unit: Unit, repeat: number): Promise<CellRecord | undefined> {
+async function executeCell(ctx: CellContext, m: number, unit: Unit, repeat: number): Promise<{ cell: CellRecord; line?: string } | undefined> {
   const { options, specs } = ctx;
   const meter = new CellMeter(repeat);
   const metered = meter.wrap(options.models[m]!, ctx.limited[m]!, options.cache);
@@ -435,7 +436,13 @@ async function executeCell(ctx: CellContext, m: number, unit: Unit, repeat: numb
     };
   }
   if (cell.outcome === 'error' && cell.latency_ms === 0) cell.latency_ms = Math.round(performance.now() - started);
-  return options.redact ? redactValue(cell, options.redact) : cell;
+  if (!options.redact) return { cell };
+  // The line is needed anyway; when it shows that redaction has nothing to change (core/redact
+  // mayRedactJson), the walk over every string of the cell is skipped and the line is reused.
+  const line = cellLine(cell);
+  if (!mayRedactJson(line, options.redact)) return { cell, line };
+  const redacted = redactValue(cell, options.redact);
+  return redacted === cell ? { cell, line } : { cell: redacted };
 }
 
 /**
@@ -562,9 +569,10 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
 
     let fatal: unknown;
     const runCell = async (m: number, u: number, repeat: number): Promise<void> => {
-      const cell = await executeCell(ctx, m, units[u]!, repeat);
-      if (!cell) return;
-      await cellWriter.append(cell);
+      const executed = await executeCell(ctx, m, units[u]!, repeat);
+      if (!executed) return;
+      const { cell } = executed;
+      await cellWriter.append(cell, executed.line);
       aggregator.add(cell);
       progress.count(m, cell, false);
       hooks.onCell?.(cell, snapshot());

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { deepFreeze } from '../../../core/frozen';
-import { createRedactor, redactAuthText, redactUrls, redactValue, secretsFromEnv, secretsOfUrl } from '../../../core/redact';
+import { createRedactor, mayRedactJson, redactAuthText, redactUrls, redactValue, secretsFromEnv, secretsOfUrl } from '../../../core/redact';
 
 describe('core/redact', () => {
   it('hides URL passwords (a lone user-info whole) and secret query values, keeping users and hosts', () => {
@@ -80,5 +80,37 @@ describe('core/redact', () => {
     redact.add('later-secret');
     expect(redactValue({ trace: frozen }, redact).trace.pinning[0]!.text).toBe('*** appears here');
   });
-});
 
+  it('judges from a value\'s JSON text when redaction has nothing to change in it, and is never wrong to say so (property)', () => {
+    // Units JSON escapes ("\\", "\"", control characters, both halves of a surrogate pair) and the characters of URL secrets.
+    const unit = fc.constantFrom('a', 'b', 'key', 'token', '1', ' ', '"', '\\', '\n', '\u0001', ':', '/', '=', '?', '&', '@', '\ud83d', '\ude00', 'é');
+    const text = fc.string({ unit, maxLength: 12 });
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, text, fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(text, tie('node'), { maxKeys: 4 })),
+    })).node;
+    const secrets = fc.array(fc.string({ unit, minLength: 6, maxLength: 8 }), { maxLength: 3 });
+    let judgedClean = 0;
+    fc.assert(
+      fc.property(value, secrets, (v, known) => {
+        const redact = createRedactor(known);
+        if (mayRedactJson(JSON.stringify(v), redact)) return;
+        judgedClean++;
+        expect(redactValue(v, redact)).toBe(v);
+      }),
+      { numRuns: 2000 },
+    );
+    // The property says something: many values are judged clean without a walk.
+    expect(judgedClean).toBeGreaterThan(200);
+  });
+
+  it('tells a cell with nothing to redact from one with a secret, a URL password or an escaped secret, and leaves other functions to the walk', () => {
+    const redact = createRedactor(['sk-live-"quoted"\\key']);
+    const cell = { key: 'm|draft|c1|0', request: 'Is the trip on next week?', trace: { calls: [{ raw: '{"activate":[]}' }] } };
+    expect(mayRedactJson(JSON.stringify(cell), redact)).toBe(false);
+    expect(mayRedactJson(JSON.stringify({ ...cell, error: 'GET http://u:pw@host/ failed' }), redact)).toBe(true);
+    expect(mayRedactJson(JSON.stringify({ ...cell, error: 'GET /v1?page=2&token=abc failed' }), redact)).toBe(true);
+    expect(mayRedactJson(JSON.stringify({ ...cell, request: 'token sk-live-"quoted"\\key here' }), redact)).toBe(true);
+    expect(mayRedactJson(JSON.stringify(cell), (t) => t)).toBe(true);
+    expect(mayRedactJson(JSON.stringify(cell), createRedactor(['with \ud83d half']))).toBe(true);
+  });
+});
