@@ -8,17 +8,24 @@ const deeplyFrozen = new WeakSet<object>();
  * frozen shell around a mutable array is not enough, since the memo would then
  * outlive a change.
  *
- * A yes is remembered (see {@link deeplyFrozen}), so the walk runs once per
- * object, not once per selector call. A no is not: the mutable part may be
- * frozen later.
+ * A yes about an object that holds objects is remembered (see
+ * {@link deeplyFrozen}), so the walk runs once per object, not once per
+ * selector call. A no is not: the mutable part may be frozen later.
  */
 export function isDeeplyFrozen(value: unknown): boolean {
   if (value === null || typeof value !== 'object') return true;
   // A frozen object never thaws, so the cheap test goes first: most values asked about are not frozen.
   if (!Object.isFrozen(value)) return false;
   if (deeplyFrozen.has(value)) return true;
-  for (const v of Object.values(value)) if (!isDeeplyFrozen(v)) return false;
-  deeplyFrozen.add(value);
+  let nested = false;
+  for (const v of Object.values(value)) {
+    if (v === null || typeof v !== 'object') continue;
+    if (!isDeeplyFrozen(v)) return false;
+    nested = true;
+  }
+  // An object of primitives is checked again as fast as it is looked up, so only one holding
+  // objects is remembered: a prompt's two messages cost one entry, not three.
+  if (nested) deeplyFrozen.add(value);
   return true;
 }
 
