@@ -15,12 +15,17 @@ function cell(i: number): CellRecord {
   return { key: `m|draft|c${i}|0`, request: 'x'.repeat(i % 50) } as unknown as CellRecord;
 }
 
+/** A cells writer on a fresh file in a temporary folder (removed after the test). */
+async function openWriter(): Promise<{ file: string; writer: CellWriter }> {
+  const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
+  dirs.push(dir);
+  const file = join(dir, 'cells.jsonl');
+  return { file, writer: await CellWriter.open(file) };
+}
+
 describe('CellWriter', () => {
   it('writes every concurrently finished cell as one whole line, and resolves each append once its line is on disk', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
-    dirs.push(dir);
-    const file = join(dir, 'cells.jsonl');
-    const writer = await CellWriter.open(file);
+    const { file, writer } = await openWriter();
     const seen: number[] = [];
     await Promise.all(
       Array.from({ length: 300 }, async (_, i) => {
@@ -41,10 +46,7 @@ describe('CellWriter', () => {
 
 describe('CellWriter with text beyond ASCII', () => {
   it('writes multi-byte text whole: every line reads back as the cell it was', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
-    dirs.push(dir);
-    const file = join(dir, 'cells.jsonl');
-    const writer = await CellWriter.open(file);
+    const { file, writer } = await openWriter();
     const cells = Array.from({ length: 50 }, (_, i) => ({ key: `k${i}`, request: `Værmelding for Tromsø ${'🌧️'.repeat(i)} ≠ 天气 ${i}` }) as unknown as CellRecord);
     await Promise.all(cells.map((c) => writer.append(c)));
     await writer.close();
@@ -56,10 +58,7 @@ describe('CellWriter with text beyond ASCII', () => {
 
 describe('CellWriter with batches larger than one write', () => {
   it('writes a batch of megabytes, and a line longer than a write takes, as exactly each cell\'s JSON and a newline', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
-    dirs.push(dir);
-    const file = join(dir, 'cells.jsonl');
-    const writer = await CellWriter.open(file);
+    const { file, writer } = await openWriter();
     // 40 cells of ~100 KB (4 MB, several writes), one of 3 MB (more than a write takes alone), with
     // text UTF-8 spends 1 to 4 bytes on, and a lone surrogate (which the JSON text escapes).
     const cells = Array.from({ length: 41 }, (_, i) => ({ key: `k${i}`, request: `${i} ${'é😀a\u4e2d'.repeat(i === 20 ? 600_000 : 20_000)} \ud800` }) as unknown as CellRecord);
@@ -74,10 +73,7 @@ describe('CellWriter with batches larger than one write', () => {
 
 describe('CellWriter while cells keep finishing', () => {
   it('writes each cell exactly once when more finish during the writes of a batch that takes several', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sb-cells-'));
-    dirs.push(dir);
-    const file = join(dir, 'cells.jsonl');
-    const writer = await CellWriter.open(file);
+    const { file, writer } = await openWriter();
     const big = (i: number) => ({ key: `k${i}`, request: 'x'.repeat(200_000) }) as unknown as CellRecord;
     // 30 cells of 200 KB at once (a batch of several writes), and each one finishing brings another.
     await Promise.all(Array.from({ length: 30 }, (_, i) => writer.append(big(i)).then(() => writer.append(big(30 + i)))));
