@@ -5,32 +5,33 @@
  * its own (see {@link runAll}).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { cliBuildOptions } from '../../scripts/build-cli.mjs';
 import { formatTable, type BenchRow } from './harness';
 
-const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>> = {
-  cli: () => import('./cli'),
-  bundle: () => import('./bundle'),
-  package: () => import('./package'),
-  'store-local': () => import('./store'),
-  'store-redis': () => import('./redis'),
-  selector: () => import('./selector'),
-  evals: () => import('./evals'),
-  optimize: () => import('./optimize'),
-  api: () => import('./api'),
-  'serve-memory': () => import('./serve'),
-  editor: () => import('./editor'),
-  workspace: () => import('./workspace'),
-  interop: () => import('./interop'),
-  'ui-catalog': () => import('./ui'),
-  'workbench-evals': () => import('./workbench'),
-  'workbench-live': () => import('./live'),
-  review: () => import('./review'),
+/** Each suite's module, relative to this folder. */
+const SUITES: Record<string, string> = {
+  cli: './cli.ts',
+  bundle: './bundle.ts',
+  package: './package.ts',
+  'store-local': './store.ts',
+  'store-redis': './redis.ts',
+  selector: './selector.ts',
+  evals: './evals.ts',
+  optimize: './optimize.ts',
+  api: './api.ts',
+  'serve-memory': './serve.ts',
+  editor: './editor.ts',
+  workspace: './workspace.ts',
+  interop: './interop.ts',
+  'ui-catalog': './ui.ts',
+  'workbench-evals': './workbench.ts',
+  'workbench-live': './live.ts',
+  review: './review.ts',
 };
 
 /**
@@ -41,7 +42,7 @@ const SUITES: Record<string, () => Promise<{ bench: () => Promise<BenchRow[]> }>
  * `__name` call each time a named closure is made: measured on the runner, 15 %
  * of its own time in process, a cost the shipped command does not have.
  */
-const BUILT_SUITES: Record<string, string> = { evals: './evals.ts' };
+const BUILT_SUITES = new Set(['evals']);
 
 /** Where a built suite's bundle goes: inside the checkout, so its package imports resolve from node_modules. */
 const BUILT_DIR = fileURLToPath(new URL('../../node_modules/.cache/skillbench-bench/', import.meta.url));
@@ -53,7 +54,6 @@ const BUILT_DIR = fileURLToPath(new URL('../../node_modules/.cache/skillbench-be
 async function buildSuite(name: string, module: string): Promise<string> {
   const { target, format, platform, packages, absWorkingDir } = cliBuildOptions();
   const outfile = join(BUILT_DIR, `${name}.mjs`);
-  mkdirSync(dirname(outfile), { recursive: true });
   await build({
     absWorkingDir,
     target,
@@ -78,9 +78,9 @@ async function buildSuite(name: string, module: string): Promise<string> {
  * The UI suites share one Chromium; closing it lets the process end.
  */
 async function runSuite(name: string, file: string): Promise<void> {
-  const load = SUITES[name];
-  if (!load) throw new Error(`no bench suite named ${name}`);
-  const { bench } = await load();
+  const module = SUITES[name];
+  if (!module) throw new Error(`no bench suite named ${name}`);
+  const { bench } = (await import(module)) as { bench: () => Promise<BenchRow[]> };
   writeFileSync(file, JSON.stringify(await bench()));
   await (await import('../e2e/harness')).closeSharedBrowser();
 }
@@ -100,8 +100,7 @@ async function runAll(names: string[]): Promise<number> {
     for (const name of names) {
       process.stderr.write(`bench: ${name} ...\n`);
       const file = join(dir, `${name}.json`);
-      const built = BUILT_SUITES[name];
-      const argv = built ? [await buildSuite(name, built), file] : ['--import', 'tsx', fileURLToPath(import.meta.url), '--suite', name, file];
+      const argv = BUILT_SUITES.has(name) ? [await buildSuite(name, SUITES[name]!), file] : ['--import', 'tsx', fileURLToPath(import.meta.url), '--suite', name, file];
       const child = spawnSync(process.execPath, argv, { stdio: 'inherit' });
       if (child.status !== 0) {
         process.stderr.write(`bench: suite ${name} failed (${child.signal ?? `exit ${child.status}`})\n`);
