@@ -62,13 +62,38 @@ function safeDecode(text: string): string {
   }
 }
 
+/** From just after a `://`: a user-info (any run of its characters) and the `@` that ends it. */
+const USERINFO_END = /[^\s/?#@"'<>]*@/y;
 /**
- * Whether {@link redactUrls} could change `text`: neither of its patterns can
- * match without `://`, or without `=` and one of `?` and `&`. Most texts
- * (prompts, package text) have neither and skip both scans.
+ * At a `?` or `&`: a parameter with a value. The name is cut at 64 characters:
+ * a longer one cannot decode to a {@link SECRET_PARAM} name (17 characters at
+ * most, 3 per character when percent-encoded), and the cut keeps a text of
+ * many `?` before one `=` from being scanned again from each of them.
+ */
+const QUERY_PARAM_AT = /[?&]([^=&#\s"'<>]{1,64})=[^&#\s"'<>]/y;
+
+function hasSecretParamAfter(text: string, separator: '?' | '&'): boolean {
+  for (let at = text.indexOf(separator); at >= 0; at = text.indexOf(separator, at + 1)) {
+    QUERY_PARAM_AT.lastIndex = at;
+    const m = QUERY_PARAM_AT.exec(text);
+    if (m !== null && SECRET_PARAM.test(safeDecode(m[1]!))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether {@link redactUrls} could change `text`: only when a `://` is followed
+ * by a user-info and its `@`, or a `?` or `&` starts a secret-looking
+ * parameter with a value. Each place is tested on its own, so every place
+ * either pattern matches is among them. Most texts (prompts, package text, a
+ * model's endpoint URL) have none and skip both rewrites.
  */
 function mayHoldUrlSecret(text: string): boolean {
-  return text.includes('://') || (text.includes('=') && (text.includes('?') || text.includes('&')));
+  for (let at = text.indexOf('://'); at >= 0; at = text.indexOf('://', at + 3)) {
+    USERINFO_END.lastIndex = at + 3;
+    if (USERINFO_END.test(text)) return true;
+  }
+  return text.includes('=') && (hasSecretParamAfter(text, '?') || hasSecretParamAfter(text, '&'));
 }
 
 function redactUserinfo(scheme: string, userinfo: string): string {
@@ -276,8 +301,11 @@ function escapedSecretsOf(secrets: readonly string[]): readonly string[] | null 
  * - JSON escapes each UTF-16 unit on its own, except that a surrogate pair
  *   stays whole, so a secret without surrogates that occurs in a string of the
  *   value occurs, escaped, in the text (a secret with one gives no answer);
- * - `:`, `/`, `=`, `?` and `&` are never escaped, so a string that could hold
- *   a URL secret puts the same characters in the text.
+ * - `:`, `/`, `=`, `?`, `&` and `@` are never escaped, and what JSON makes of
+ *   any other unit (`\\`, `\n`, `\u0001`) is none of the characters that end
+ *   a user-info or a parameter, so a URL secret in a string of the value leaves
+ *   a user-info and its `@`, or a secret parameter name (which JSON does not
+ *   change) with a value, in the text.
  *
  * Only a redactor {@link createRedactor} made is judged; for any other
  * function the answer is true (walk). Text the value does not hold (its keys,

@@ -103,10 +103,38 @@ describe('core/redact', () => {
     expect(judgedClean).toBeGreaterThan(200);
   });
 
+  it('judges URLs and query strings one place at a time, and is never wrong to call a value clean (property)', () => {
+    // Pieces of URLs and parameters, with the units JSON escapes between them.
+    const unit = fc.constantFrom('http', '://', 'u', ':', 'pw', '@', '/', '?', '&', '#', '=', 'token', 'page', '%74', 'x', ' ', '"', '\\', '\n', '\u0001');
+    const text = fc.string({ unit, maxLength: 16 });
+    const value = fc.oneof(text, fc.array(text, { maxLength: 4 }), fc.dictionary(text, text, { maxKeys: 3 }));
+    const redact = createRedactor([]);
+    let judgedClean = 0;
+    let cleanWithUrlCharacters = 0;
+    fc.assert(
+      fc.property(value, (v) => {
+        const json = JSON.stringify(v);
+        if (mayRedactJson(json, redact)) return;
+        judgedClean++;
+        if (json.includes('://') || (json.includes('=') && /[?&]/.test(json))) cleanWithUrlCharacters++;
+        expect(redactValue(v, redact)).toBe(v);
+      }),
+      { numRuns: 3000 },
+    );
+    // Texts with URL characters but no secret are judged clean too, not sent to the walk.
+    expect(cleanWithUrlCharacters).toBeGreaterThan(100);
+    expect(judgedClean).toBeGreaterThan(cleanWithUrlCharacters);
+  });
+
   it('tells a cell with nothing to redact from one with a secret, a URL password or an escaped secret, and leaves other functions to the walk', () => {
     const redact = createRedactor(['sk-live-"quoted"\\key']);
     const cell = { key: 'm|draft|c1|0', request: 'Is the trip on next week?', trace: { calls: [{ raw: '{"activate":[]}' }] } };
     expect(mayRedactJson(JSON.stringify(cell), redact)).toBe(false);
+    // A model's endpoint and a question with an equation hold no URL secret.
+    const endpoint = { ...cell, model: 'openai-compatible:http://127.0.0.1:8080/v1#m', request: 'Is x=2 & y=3 right?' };
+    expect(mayRedactJson(JSON.stringify(endpoint), redact)).toBe(false);
+    expect(mayRedactJson(JSON.stringify({ ...endpoint, request: 'see /v1?q=1&api%5Fkey=zz' }), redact)).toBe(true);
+    expect(mayRedactJson(JSON.stringify({ ...cell, model: 'redis://onlypassword@127.0.0.1:6379' }), redact)).toBe(true);
     expect(mayRedactJson(JSON.stringify({ ...cell, error: 'GET http://u:pw@host/ failed' }), redact)).toBe(true);
     expect(mayRedactJson(JSON.stringify({ ...cell, error: 'GET /v1?page=2&token=abc failed' }), redact)).toBe(true);
     expect(mayRedactJson(JSON.stringify({ ...cell, request: 'token sk-live-"quoted"\\key here' }), redact)).toBe(true);
