@@ -42,12 +42,22 @@ export function deepFreeze<T>(value: T): T {
 const jsonTexts = new WeakMap<object, string>();
 
 /**
+ * The JSON text a builder attached to a value it froze with {@link freezeWithJson}:
+ * a property of the value itself, not an entry in {@link jsonTexts}, so a value
+ * made once per selector call (a prompt's messages) costs no weak-map entry.
+ * Not enumerable and a symbol, so JSON, copies and comparisons never see it.
+ */
+const OWN_JSON: unique symbol = Symbol('json text');
+
+/**
  * `JSON.stringify(value)`, made once per deeply frozen object or array: many
  * records share such a value by reference (a variant's pinning table in every
  * cell of an evaluation), and a value that cannot change has one text.
  */
 export function jsonOf(value: unknown): string | undefined {
   if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);
+  const own = (value as { [OWN_JSON]?: string })[OWN_JSON];
+  if (own !== undefined) return own;
   let text = jsonTexts.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
@@ -56,13 +66,22 @@ export function jsonOf(value: unknown): string | undefined {
   return text;
 }
 
+/** Freezes every object in `value`, frozen or not (a frozen shell may hold a mutable part), except those known frozen all the way down. */
+function freezeAll(value: unknown): void {
+  if (value === null || typeof value !== 'object' || deeplyFrozen.has(value)) return;
+  Object.freeze(value);
+  for (const v of Object.values(value)) freezeAll(v);
+}
+
 /**
- * Records the JSON text of a deeply frozen value its builder made alongside it
- * (from pieces it had already encoded), so {@link jsonOf} need not make it
- * again. The text must be exactly `JSON.stringify(value)`; a value that is not
- * deeply frozen is not recorded, since it could change after.
+ * Freezes a value its builder has just made, all the way down, with the JSON
+ * text the builder made alongside it (from pieces it had already encoded), so
+ * {@link jsonOf} need not make it again. The text must be exactly
+ * `JSON.stringify(value)`. `value` must not be frozen yet (a frozen one cannot
+ * take the text and is only frozen further); an undefined text only freezes.
  */
-export function rememberJson<T extends object>(value: T, text: string): T {
-  if (isDeeplyFrozen(value)) jsonTexts.set(value, text);
+export function freezeWithJson<T extends object>(value: T, text: string | undefined): T {
+  if (text !== undefined && !Object.isFrozen(value)) Object.defineProperty(value, OWN_JSON, { value: text });
+  freezeAll(value);
   return value;
 }

@@ -18,7 +18,7 @@ import type { ChatMessage, GenerateResult, ModelClient, SelectionTask, TokenUsag
 import type { Boundary } from '../package/types';
 import type { Decoded } from './decode';
 import { MAX_ANSWER_CHARS } from './decode';
-import { rememberJson } from '../frozen';
+import { freezeWithJson } from '../frozen';
 import { fillTemplate, fillTemplateJson, type PromptTemplate } from './prompts/template';
 import type { SelectorAttempt, SelectorCallTrace, SelectorDecision, SelectorDiagnostic, SelectorDiagnosticCode, SelectorKind } from './types';
 import { SelectionCancelledError, cut, describeError, throwIfAborted } from './util';
@@ -80,18 +80,19 @@ function addUsage(total: TokenUsage, usage: TokenUsage | undefined): void {
 
 /**
  * Builds the messages of the first attempt, frozen, with their JSON text
- * recorded (core/frozen `rememberJson`): every trace carries them, and the
+ * attached (core/frozen `freezeWithJson`): every trace carries them, and the
  * text is assembled from pieces encoded once per template and catalog rather
  * than encoded again, prompt by prompt, when the trace is written.
  */
 export function renderMessages(template: PromptTemplate, values: Record<string, string>): readonly ChatMessage[] {
   const system = fillTemplateJson(template.system, values);
   const user = fillTemplateJson(template.user, values);
-  const messages: readonly ChatMessage[] = Object.freeze([Object.freeze({ role: 'system', content: system.text }), Object.freeze({ role: 'user', content: user.text })]);
-  if (system.json !== undefined && user.json !== undefined) {
-    rememberJson(messages, `[{"role":"system","content":${system.json}},{"role":"user","content":${user.json}}]`);
-  }
-  return messages;
+  const messages: ChatMessage[] = [
+    { role: 'system', content: system.text },
+    { role: 'user', content: user.text },
+  ];
+  const json = system.json !== undefined && user.json !== undefined ? `[{"role":"system","content":${system.json}},{"role":"user","content":${user.json}}]` : undefined;
+  return freezeWithJson(messages, json);
 }
 
 /** Runs one selector task and returns the accepted identities (or null) and its trace. */

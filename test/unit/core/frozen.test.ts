@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isDeeplyFrozen } from '../../../core/frozen';
+import { freezeWithJson, isDeeplyFrozen, jsonOf } from '../../../core/frozen';
 
 describe('isDeeplyFrozen', () => {
   it('is true only for values frozen all the way down', () => {
@@ -19,5 +19,37 @@ describe('isDeeplyFrozen', () => {
     Object.freeze(tags);
     expect(isDeeplyFrozen(value)).toBe(true);
     expect(isDeeplyFrozen(value)).toBe(true);
+  });
+});
+
+describe('freezeWithJson', () => {
+  it('freezes what its builder made all the way down, through a frozen shell, and serves the text it was given', () => {
+    const tags = ['a'];
+    const value = freezeWithJson({ role: 'user', inner: Object.freeze({ tags }) }, '{"role":"user","inner":{"tags":["a"]}}');
+    expect(isDeeplyFrozen(value)).toBe(true);
+    expect(Object.isFrozen(tags)).toBe(true);
+    expect(jsonOf(value)).toBe(JSON.stringify(value));
+    // The text given is the one served (spacing shows it was not made again).
+    expect(jsonOf(freezeWithJson([1, 2], '[1, 2]'))).toBe('[1, 2]');
+  });
+
+  it('keeps the text out of everything that reads the value: JSON, keys, copies and comparisons', () => {
+    const value = freezeWithJson([{ role: 'system', content: 'Be brief?' }], '[{"role":"system","content":"Be brief?"}]');
+    expect(JSON.stringify(value)).toBe('[{"role":"system","content":"Be brief?"}]');
+    expect(Object.keys(value)).toEqual(['0']);
+    expect(Reflect.ownKeys({ ...value })).toEqual(['0']);
+    expect(structuredClone(value)).toEqual([{ role: 'system', content: 'Be brief?' }]);
+    expect(value).toStrictEqual([{ role: 'system', content: 'Be brief?' }]);
+    // A copy is not frozen and carries no text: it is serialized as it is.
+    const copy = [...value, { role: 'user', content: 'and this?' }];
+    expect(jsonOf(copy)).toBe(JSON.stringify(copy));
+  });
+
+  it('only freezes a value frozen already, or one given no text, and jsonOf then makes the text itself', () => {
+    const frozen = Object.freeze({ n: 1 });
+    expect(jsonOf(freezeWithJson(frozen, '{"n": 1}'))).toBe('{"n":1}');
+    const plain = freezeWithJson({ list: [1] }, undefined);
+    expect(isDeeplyFrozen(plain)).toBe(true);
+    expect(jsonOf(plain)).toBe('{"list":[1]}');
   });
 });
