@@ -1,13 +1,15 @@
 /**
  * The runner pins each variant's frozen catalog once and every cell shares
  * that pinning; a pinning that saw a problem is not shared, so each cell pins
- * and records what it saw, as before.
+ * and records what it saw, as before. Every cell is redacted before its line
+ * is written.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../../../core/models/types';
+import { createRedactor } from '../../../core/redact';
 import type { SkillRegistryReader } from '../../../core/store/types';
 import { buildCatalog } from '../../../evals/catalog';
 import { runEval, type EvalSkillPlan } from '../../../evals/runner';
@@ -113,5 +115,30 @@ describe('runEval pinning', () => {
     expect(Object.isFrozen(manifest) && Object.isFrozen(manifest.resources)).toBe(true);
     const body = await registry.getResource({ skill: ref, name: 'storm-checklist', expected_hash: manifest.resources[0]!.content_hash });
     expect(Object.isFrozen(body)).toBe(true);
+  });
+});
+
+describe('runEval redaction', () => {
+  it('writes no URL password or known secret into cells.jsonl, and a cell with only plain URLs and questions as it is', async () => {
+    const plan = await planWith((r) => r, 2);
+    plan.cases[0]!.request = 'Does https://example.com/trip?page=2&day=3 say storms, x=2?';
+    plan.cases[1]!.request = 'Storms? Use key known-secret-value from http://guest:pw-s3cret-77@10.0.0.1/feed';
+    const model = new Decisive();
+    // A model behind an endpoint URL with a password, as a user may name it.
+    Object.defineProperty(model, 'spec', { value: 'openai-compatible:http://mkuser:spec-pass-99@127.0.0.1:9/v1#m' });
+    const dir = await mkdtemp(join(tmpdir(), 'sb-runner-'));
+    dirs.push(dir);
+    const result = await runEval({ models: [model], skills: [plan], concurrency: 2, runDir: dir, redact: createRedactor(['known-secret-value']) });
+    expect(result.complete).toBe(true);
+    const text = await readFile(result.cellsFile, 'utf8');
+    for (const secret of ['spec-pass-99', 'pw-s3cret-77', 'known-secret-value']) expect(text).not.toContain(secret);
+    const cells = text.trim().split('\n').map((line) => JSON.parse(line) as CellRecord);
+    expect(cells).toHaveLength(2);
+    expect(cells.every((c) => c.model === 'openai-compatible:http://mkuser:***@127.0.0.1:9/v1#m')).toBe(true);
+    const prompt = (c: CellRecord) => c.trace.calls[0]!.messages[1]!.content;
+    const byCase = new Map(cells.map((c) => [c.case, c]));
+    // The prompt escapes the request as XML text.
+    expect(prompt(byCase.get('c0')!)).toContain('Does https://example.com/trip?page=2&amp;day=3 say storms, x=2?');
+    expect(prompt(byCase.get('c1')!)).toContain('Storms? Use key *** from http://guest:***@10.0.0.1/feed');
   });
 });
