@@ -24,7 +24,7 @@ export function isDeeplyFrozen(value: unknown): boolean {
     nested = true;
   }
   // An object of primitives is checked again as fast as it is looked up, so only one holding
-  // objects is remembered: a prompt's two messages cost one entry, not three.
+  // objects is remembered: a list of pinning records costs one entry, not one per record.
   if (nested) deeplyFrozen.add(value);
   return true;
 }

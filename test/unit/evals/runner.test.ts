@@ -124,7 +124,8 @@ describe('runEval redaction', () => {
     plan.cases[0]!.request = 'Does https://example.com/trip?page=2&day=3 say storms, x=2?';
     plan.cases[1]!.request = 'Storms? Use key known-secret-value from http://guest:pw-s3cret-77@10.0.0.1/feed';
     const model = new Decisive();
-    // A model behind an endpoint URL with a password, as a user may name it.
+    // A model client whose spec holds an endpoint URL with a password: openModel refuses such a
+    // spec (docs/models.md), but a client given to runEval in code may still carry one.
     Object.defineProperty(model, 'spec', { value: 'openai-compatible:http://mkuser:spec-pass-99@127.0.0.1:9/v1#m' });
     const dir = await mkdtemp(join(tmpdir(), 'sb-runner-'));
     dirs.push(dir);
