@@ -29,9 +29,13 @@ export function isDeeplyFrozen(value: unknown): boolean {
   return true;
 }
 
-/** Freezes a plain value deeply (in place) and returns it: served objects are shared between callers and must not change. */
+/**
+ * Freezes a plain value deeply (in place) and returns it: served objects are
+ * shared between callers and must not change. A frozen shell is walked too (it
+ * may hold a mutable part); only a value known frozen all the way down is not.
+ */
 export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+  if (value !== null && typeof value === 'object' && !deeplyFrozen.has(value)) {
     Object.freeze(value);
     for (const v of Object.values(value)) deepFreeze(v);
   }
@@ -66,13 +70,6 @@ export function jsonOf(value: unknown): string | undefined {
   return text;
 }
 
-/** Freezes every object in `value`, frozen or not (a frozen shell may hold a mutable part), except those known frozen all the way down. */
-function freezeAll(value: unknown): void {
-  if (value === null || typeof value !== 'object' || deeplyFrozen.has(value)) return;
-  Object.freeze(value);
-  for (const v of Object.values(value)) freezeAll(v);
-}
-
 /**
  * Freezes a value its builder has just made, all the way down, with the JSON
  * text the builder made alongside it (from pieces it had already encoded), so
@@ -82,6 +79,5 @@ function freezeAll(value: unknown): void {
  */
 export function freezeWithJson<T extends object>(value: T, text: string | undefined): T {
   if (text !== undefined && !Object.isFrozen(value)) Object.defineProperty(value, OWN_JSON, { value: text });
-  freezeAll(value);
-  return value;
+  return deepFreeze(value);
 }

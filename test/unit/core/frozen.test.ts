@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freezeWithJson, isDeeplyFrozen, jsonOf } from '../../../core/frozen';
+import { deepFreeze, freezeWithJson, isDeeplyFrozen, jsonOf } from '../../../core/frozen';
 
 describe('isDeeplyFrozen', () => {
   it('is true only for values frozen all the way down', () => {
@@ -19,6 +19,17 @@ describe('isDeeplyFrozen', () => {
     Object.freeze(tags);
     expect(isDeeplyFrozen(value)).toBe(true);
     expect(isDeeplyFrozen(value)).toBe(true);
+  });
+});
+
+describe('deepFreeze', () => {
+  it('freezes a value all the way down, including what a frozen shell holds', () => {
+    const tags = ['a'];
+    const value = deepFreeze({ list: [{ n: 1 }], inner: Object.freeze({ tags }) });
+    expect(isDeeplyFrozen(value)).toBe(true);
+    expect(Object.isFrozen(tags)).toBe(true);
+    expect(Object.isFrozen(value.list[0])).toBe(true);
+    expect(deepFreeze('text')).toBe('text');
   });
 });
 
