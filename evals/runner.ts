@@ -36,7 +36,7 @@ import { mayRedactJson, redactValue } from '../core/redact';
 import { ProgressTracker, type RunProgress } from './runProgress';
 import { openRunHeader, resumeCells } from './runRecord';
 import { RUN_FILES, cellLine, lockRunDir, writeSummary, type CellWriter } from './runFiles';
-import { dispatchProvider, providerLimiters, providerOf, rateLimited, type RateLimitEvent } from './runSchedule';
+import { dispatchProvider, groupedByTurn, providerLimiters, providerOf, rateLimited, type RateLimitEvent } from './runSchedule';
 import type { EvalCase } from './suite';
 import type { CaseInfo, CatalogRecord, CellRecord, EvalSummary, ModelInfo, RunHeader, VariantInfo } from './types';
 import type { GateOptions } from './verdict';
@@ -554,7 +554,8 @@ export async function runEval(options: RunEvalOptions, hooks: RunHooks = {}): Pr
 
     const { byProvider, limiters } = providerLimiters(specs, resourceSpec, concurrency, options.limiter);
     const rateOptions = { maxRetries: options.maxRateLimitRetries ?? 6, maxWaitMs: options.maxRateLimitWaitMs ?? 60_000, ...(hooks.onRateLimit && { onRateLimit: (e: RateLimitEvent) => hooks.onRateLimit!(e) }) };
-    const limit = (model: ModelClient) => rateLimited(model, limiters.get(providerOf(model.spec))!, rateOptions);
+    // Calls that reach a model (cache hits do not) wait out its rate limits and meet the other cells' calls at turns.
+    const limit = (model: ModelClient) => groupedByTurn(rateLimited(model, limiters.get(providerOf(model.spec))!, rateOptions));
     const ctx: CellContext = {
       options,
       specs,

@@ -143,3 +143,41 @@ describe('runEval redaction', () => {
     expect(prompt(byCase.get('c1')!)).toContain('Storms? Use key *** from http://guest:***@10.0.0.1/feed');
   });
 });
+
+/** Like {@link Decisive}, but each answer arrives in its own timer callback, as answers on separate sockets do; every call and answer is logged. */
+class SeparateAnswers implements ModelClient {
+  readonly spec = 'scripted:separate';
+  readonly isBaseline = false;
+  readonly log: string[] = [];
+  private next = 0;
+  generate(request: GenerateRequest): Promise<GenerateResult> {
+    const kind = request.task?.kind === 'resource' ? 'resource' : 'activation';
+    const i = this.next++;
+    this.log.push(`call ${kind}`);
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        this.log.push(`answer ${i}`);
+        void new Decisive().generate(request).then(resolve);
+      }, 0),
+    );
+  }
+}
+
+describe('runEval scheduling', () => {
+  it('takes every answer that arrives in one turn before any of those cells makes its next call', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sb-runner-'));
+    dirs.push(dir);
+    const model = new SeparateAnswers();
+    const result = await runEval({ models: [model], skills: [await planWith((r) => r, 4)], concurrency: 4, runDir: dir });
+    expect(result.complete).toBe(true);
+    expect(result.summary.totals.errors).toBe(0);
+    // Four cells, each an activation call then a resource call: the four activations leave together,
+    // their four answers are all taken, and only then do the resource calls leave.
+    expect(model.log.map((e) => e.replace(/\d+$/, '#'))).toEqual([
+      ...Array(4).fill('call activation'),
+      ...Array(4).fill('answer #'),
+      ...Array(4).fill('call resource'),
+      ...Array(4).fill('answer #'),
+    ]);
+  });
+});
