@@ -130,12 +130,13 @@ export function nextTurn(): Promise<void> {
  * Without this, at the rates of a fast local endpoint, the main thread runs the
  * model client (request building, HTTP, the SDK's response parsing and
  * validation) and the selector's pipeline for the cell just answered in strict
- * alternation, and each evicts the other's code and data from the CPU caches:
- * the same work took 1.26x the client's time alone, against 0.96x grouped
- * (median of 10 paired runs, 4,000 cells, concurrency 32, `npm run bench`'s
- * evals suite). A turn costs one `setImmediate`, shared by every cell in it; a
- * call to a slow endpoint waits two turns longer, microseconds against its own
- * latency.
+ * alternation. Measured that way, the runner's own work cost about 2.5 times
+ * what it costs run alone (about 175 against 71 microseconds a cell), the mark
+ * of two bodies of code evicting each other from the CPU caches; in
+ * `npm run bench`'s evals suite (4,000 cells, concurrency 32, an instant
+ * endpoint) the run took 1.26x the client's time alone, and 0.96x to 0.99x
+ * grouped. A turn costs one `setImmediate`, shared by every cell in it; a call
+ * to a slow endpoint waits two turns longer, microseconds against its latency.
  */
 export function groupedByTurn(model: ModelClient): ModelClient {
   return {
