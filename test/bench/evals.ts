@@ -213,7 +213,7 @@ export async function bench(): Promise<BenchRow[]> {
     // medians: one pair drifts with whatever else the machine does (single pairs read 1.1x to 1.8x).
     const trials: { runner: number; direct: number; grouped: number; cellsPerSecond: number }[] = [];
     const grouped = groupedByTurn(model);
-    // A first pair at full size is discarded: after the small warm-up the runner's own code is still
+    // A first trial at full size is discarded: after the small warm-up the runner's own code is still
     // being optimized through its first full run (8.3 s against 5.7 s for the next ones, measured),
     // while the client's code was already warmed by every call the runner made.
     for (let trial = -1; trial < TRIALS; trial++) {
