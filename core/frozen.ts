@@ -33,11 +33,19 @@ export function isDeeplyFrozen(value: unknown): boolean {
  * Freezes a plain value deeply (in place) and returns it: served objects are
  * shared between callers and must not change. A frozen shell is walked too (it
  * may hold a mutable part); only a value known frozen all the way down is not.
+ *
+ * A value that holds objects is remembered in {@link deeplyFrozen} before its
+ * parts are walked, as {@link isDeeplyFrozen} remembers it: a cycle ends
+ * there, and freezing a list of values frozen one by one (a catalog's entries)
+ * does not walk each of them again.
  */
 export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !deeplyFrozen.has(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+  if (value === null || typeof value !== 'object' || deeplyFrozen.has(value)) return value;
+  Object.freeze(value);
+  const parts = Object.values(value);
+  if (parts.some((v) => v !== null && typeof v === 'object')) {
+    deeplyFrozen.add(value);
+    for (const v of parts) deepFreeze(v);
   }
   return value;
 }

@@ -31,6 +31,15 @@ describe('deepFreeze', () => {
     expect(Object.isFrozen(value.list[0])).toBe(true);
     expect(deepFreeze('text')).toBe('text');
   });
+
+  it('ends on a value that holds itself', () => {
+    const node: { name: string; self?: unknown; children: unknown[] } = { name: 'root', children: [] };
+    node.self = node;
+    node.children.push({ parent: node });
+    expect(deepFreeze(node)).toBe(node);
+    expect(isDeeplyFrozen(node)).toBe(true);
+    expect(Object.isFrozen(node.children[0])).toBe(true);
+  });
 });
 
 describe('freezeWithJson', () => {
